@@ -1,0 +1,12 @@
+#include "groups.h"
+
+const hbs_test_group hbs_test_groups[] = {
+    {"unit", hbs_tests_hash},
+    {"unit", hbs_tests_encoding},
+    {"unit", hbs_tests_slhdsa},
+    {"vectors", hbs_tests_vectors},
+    {"misuse", hbs_tests_misuse},
+    {"cli", hbs_tests_cli},
+    {"interop", hbs_tests_interop},
+    {NULL, NULL},
+};

@@ -1,0 +1,20 @@
+/* Every test group, in the order the runner runs them. Add a group here and in groups.c. */
+#ifndef HBS_TEST_GROUPS_H
+#define HBS_TEST_GROUPS_H
+#include "test.h"
+
+typedef struct {
+    const char *name;
+    const hbs_test *tests;
+} hbs_test_group;
+
+extern const hbs_test_group hbs_test_groups[];
+
+extern const hbs_test hbs_tests_hash[];     /* tests/unit/test_hash.c */
+extern const hbs_test hbs_tests_encoding[]; /* tests/unit/test_encoding.c */
+extern const hbs_test hbs_tests_slhdsa[];   /* tests/unit/test_slhdsa.c */
+extern const hbs_test hbs_tests_vectors[];  /* tests/vectors/test_acvp.c */
+extern const hbs_test hbs_tests_interop[];  /* tests/interop/test_noble.c */
+extern const hbs_test hbs_tests_misuse[];   /* tests/misuse/test_misuse.c */
+extern const hbs_test hbs_tests_cli[];      /* tests/cli/test_cli.c */
+#endif

@@ -1,0 +1,108 @@
+/* The one test runner. `hbs_tests` runs everything; `hbs_tests PATTERN...` runs the tests
+ * whose "group/name" contains one of the patterns. Exit status 0 only if nothing failed. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "test.h"
+#include "groups.h"
+
+static int cur_failures;
+static int cur_skipped;
+static char cur_skip_reason[512];
+static char cur_note[512];
+
+void test_fail(const char *file, int line, const char *fmt, ...)
+{
+    va_list ap;
+    if (cur_failures < 20) {
+        fprintf(stderr, "    FAIL %s:%d: ", file, line);
+        va_start(ap, fmt);
+        vfprintf(stderr, fmt, ap);
+        va_end(ap);
+        fputc('\n', stderr);
+    } else if (cur_failures == 20) {
+        fprintf(stderr, "    (further failures not shown)\n");
+    }
+    cur_failures++;
+}
+
+void test_skip(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cur_skip_reason, sizeof cur_skip_reason, fmt, ap);
+    va_end(ap);
+    cur_skipped = 1;
+}
+
+void test_note(const char *fmt, ...)
+{
+    va_list ap;
+    size_t used = strlen(cur_note);
+    if (used + 3 >= sizeof cur_note)
+        return;
+    if (used) {
+        strcat(cur_note, "; ");
+        used += 2;
+    }
+    va_start(ap, fmt);
+    vsnprintf(cur_note + used, sizeof cur_note - used, fmt, ap);
+    va_end(ap);
+}
+
+int test_failed(void) { return cur_failures; }
+
+static int selected(const char *full, int argc, char **argv)
+{
+    if (argc < 2)
+        return 1;
+    for (int i = 1; i < argc; i++)
+        if (strstr(full, argv[i]))
+            return 1;
+    return 0;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int main(int argc, char **argv)
+{
+    int passed = 0, failed = 0, skipped = 0;
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    for (size_t g = 0; hbs_test_groups[g].name; g++) {
+        const hbs_test_group *grp = &hbs_test_groups[g];
+        for (const hbs_test *t = grp->tests; t->name; t++) {
+            char full[256];
+            snprintf(full, sizeof full, "%s/%s", grp->name, t->name);
+            if (!selected(full, argc, argv))
+                continue;
+            cur_failures = 0;
+            cur_skipped = 0;
+            cur_skip_reason[0] = cur_note[0] = '\0';
+            double t0 = now_s();
+            t->fn();
+            double dt = now_s() - t0;
+            if (cur_failures) {
+                failed++;
+                printf("FAIL  %-48s %d failure(s) %s\n", full, cur_failures, cur_note);
+            } else if (cur_skipped) {
+                skipped++;
+                printf("SKIP  %-48s *** SKIPPED: %s ***\n", full, cur_skip_reason);
+            } else {
+                passed++;
+                printf("ok    %-48s %6.2fs  %s\n", full, dt, cur_note);
+            }
+        }
+    }
+    printf("\n%d passed, %d failed, %d skipped\n", passed, failed, skipped);
+    if (skipped)
+        printf("*** %d test(s) SKIPPED: see the SKIP lines above ***\n", skipped);
+    return failed ? 1 : 0;
+}
