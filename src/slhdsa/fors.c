@@ -1,0 +1,155 @@
+#include "slhdsa/fors.h"
+
+#include <string.h>
+
+#include "core/merkle.h"
+#include "hbs/hbs.h"
+
+#define FORS_BATCH 64
+
+typedef struct {
+    const slhdsa_ctx *c;
+    slhdsa_adrs kp;  /* FORS_TREE type, key pair set */
+    uint32_t offset; /* i * 2^a: where tree i starts in the key pair's index space */
+} fors_user;
+
+/* base_2b(md, a, k): k indices of a bits, most significant bit first. */
+static void fors_indices(const hbs_slhdsa_params *p, uint32_t *idx, const uint8_t *md)
+{
+    size_t bit = 0;
+    for (uint32_t i = 0; i < p->k; i++) {
+        uint32_t v = 0;
+        for (uint32_t j = 0; j < p->a; j++, bit++)
+            v = (v << 1) | ((md[bit >> 3] >> (7 - (bit & 7))) & 1u);
+        idx[i] = v;
+    }
+}
+
+static void fors_set_adrs(slhdsa_adrs *a, const slhdsa_adrs *kp, uint32_t type, uint32_t height,
+                          uint32_t index)
+{
+    *a = *kp;
+    adrs_set_type(a, type);
+    adrs_set_keypair(a, adrs_keypair(kp));
+    adrs_set_tree_height(a, height);
+    adrs_set_tree_index(a, index);
+}
+
+/* Leaves are F(PRF(...)): the secret values never leave this function's output buffer,
+ * which the F pass overwrites in place. */
+static void fors_leaves(void *user, uint8_t *out, uint32_t first, size_t count)
+{
+    const fors_user *u = user;
+    const size_t n = u->c->p->n;
+    slhdsa_adrs adrs[FORS_BATCH];
+
+    while (count) {
+        size_t todo = count < FORS_BATCH ? count : FORS_BATCH;
+        for (size_t i = 0; i < todo; i++)
+            fors_set_adrs(&adrs[i], &u->kp, ADRS_FORS_PRF, 0, u->offset + first + (uint32_t)i);
+        hbs_slhdsa_prf_many(u->c, out, adrs, todo);
+        for (size_t i = 0; i < todo; i++)
+            adrs_put32(adrs[i].b + 16, ADRS_FORS_TREE);
+        hbs_slhdsa_thash_many(u->c, out, out, 1, adrs, todo);
+        out += todo * n;
+        first += (uint32_t)todo;
+        count -= todo;
+    }
+}
+
+static void fors_nodes(void *user, uint8_t *out, const uint8_t *children, unsigned height,
+                       uint32_t first, size_t count)
+{
+    const fors_user *u = user;
+    const size_t n = u->c->p->n;
+    const uint32_t base = u->offset >> height;
+    slhdsa_adrs adrs[FORS_BATCH];
+
+    while (count) {
+        size_t todo = count < FORS_BATCH ? count : FORS_BATCH;
+        for (size_t i = 0; i < todo; i++)
+            fors_set_adrs(&adrs[i], &u->kp, ADRS_FORS_TREE, height,
+                          base + first + (uint32_t)i);
+        hbs_slhdsa_thash_many(u->c, out, children, 2, adrs, todo);
+        out += todo * n;
+        children += 2 * todo * n;
+        first += (uint32_t)todo;
+        count -= todo;
+    }
+}
+
+static void fors_setup(hbs_merkle_tree *t, fors_user *u, const slhdsa_ctx *c,
+                       const slhdsa_adrs *kp, uint32_t tree)
+{
+    u->c = c;
+    u->kp = *kp;
+    u->offset = tree << c->p->a;
+    t->n = c->p->n;
+    t->height = c->p->a;
+    t->leaves = fors_leaves;
+    t->nodes = fors_nodes;
+    t->user = u;
+}
+
+/* T_k over the k roots, with the FORS_ROOTS address of the key pair. */
+static void fors_roots_to_pk(const slhdsa_ctx *c, uint8_t *pk, const uint8_t *roots,
+                             const slhdsa_adrs *kp)
+{
+    slhdsa_adrs a = *kp;
+    adrs_set_type(&a, ADRS_FORS_ROOTS);
+    adrs_set_keypair(&a, adrs_keypair(kp));
+    hbs_slhdsa_thash_many(c, pk, roots, c->p->k, &a, 1);
+}
+
+int hbs_slhdsa_fors_sign(const slhdsa_ctx *c, uint8_t *sig, uint8_t *pk, const uint8_t *md,
+                         const slhdsa_adrs *kp)
+{
+    const hbs_slhdsa_params *p = c->p;
+    const size_t n = p->n;
+    uint32_t idx[SLHDSA_MAX_K];
+    uint8_t roots[SLHDSA_MAX_K * SLHDSA_MAX_N];
+
+    fors_indices(p, idx, md);
+    for (uint32_t i = 0; i < p->k; i++) {
+        hbs_merkle_tree t;
+        fors_user u;
+        slhdsa_adrs a;
+        fors_setup(&t, &u, c, kp, i);
+        /* the revealed secret: one PRF, cheaper than keeping the tree's secrets around */
+        fors_set_adrs(&a, kp, ADRS_FORS_PRF, 0, u.offset + idx[i]);
+        hbs_slhdsa_prf_many(c, sig, &a, 1);
+        int err = hbs_merkle_root_auth(&t, roots + i * n, sig + n, idx[i]);
+        if (err)
+            return err;
+        sig += (p->a + 1) * n;
+    }
+    fors_roots_to_pk(c, pk, roots, kp);
+    return HBS_OK;
+}
+
+void hbs_slhdsa_fors_pk_from_sig(const slhdsa_ctx *c, uint8_t *pk, const uint8_t *sig,
+                                 const uint8_t *md, const slhdsa_adrs *kp)
+{
+    const hbs_slhdsa_params *p = c->p;
+    const size_t n = p->n;
+    uint32_t idx[SLHDSA_MAX_K];
+    uint8_t roots[SLHDSA_MAX_K * SLHDSA_MAX_N];
+    uint8_t scratch[2 * SLHDSA_MAX_N];
+    slhdsa_adrs leaf[SLHDSA_MAX_K];
+
+    fors_indices(p, idx, md);
+    /* all k leaves in one batch, then each path */
+    for (uint32_t i = 0; i < p->k; i++) {
+        fors_set_adrs(&leaf[i], kp, ADRS_FORS_TREE, 0, (i << p->a) + idx[i]);
+        memcpy(roots + i * n, sig + (size_t)i * (p->a + 1) * n, n);
+    }
+    hbs_slhdsa_thash_many(c, roots, roots, 1, leaf, p->k);
+    for (uint32_t i = 0; i < p->k; i++) {
+        hbs_merkle_tree t;
+        fors_user u;
+        fors_setup(&t, &u, c, kp, i);
+        hbs_merkle_climb(&t, roots + i * n, sig + (size_t)i * (p->a + 1) * n + n, idx[i],
+                         scratch);
+    }
+    fors_roots_to_pk(c, pk, roots, kp);
+}

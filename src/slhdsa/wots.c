@@ -1,0 +1,135 @@
+#include "slhdsa/wots.h"
+
+#include <string.h>
+
+#include "hbs/hbs.h"
+
+/* Key pairs whose chains advance together in key generation: 8 * 67 chains at most. */
+#define WOTS_LEAF_BATCH 8
+
+/* base_2b (FIPS 205 algorithm 4) for b = 4, followed by the checksum digits. */
+static void wots_digits(const hbs_slhdsa_params *p, uint32_t *digits, const uint8_t *msg)
+{
+    uint32_t csum = 0;
+    for (uint32_t i = 0; i < p->len1; i++) {
+        digits[i] = (msg[i / 2] >> (i % 2 ? 0 : 4)) & 0xf;
+        csum += SLHDSA_W - 1 - digits[i];
+    }
+    /* len2 = 3 digits of 4 bits: csum << 4 as 2 bytes, read as 3 nibbles from the top */
+    csum <<= 4;
+    digits[p->len1] = (csum >> 12) & 0xf;
+    digits[p->len1 + 1] = (csum >> 8) & 0xf;
+    digits[p->len1 + 2] = (csum >> 4) & 0xf;
+}
+
+void hbs_slhdsa_wots_pkgen_many(const slhdsa_ctx *c, uint8_t *pk, const slhdsa_adrs *tree,
+                                uint32_t first, size_t count)
+{
+    const hbs_slhdsa_params *p = c->p;
+    const size_t n = p->n, len = p->len;
+    slhdsa_adrs adrs[WOTS_LEAF_BATCH * SLHDSA_MAX_LEN];
+    uint8_t vals[WOTS_LEAF_BATCH * SLHDSA_MAX_LEN * SLHDSA_MAX_N];
+
+    while (count) {
+        const size_t nb = count < WOTS_LEAF_BATCH ? count : WOTS_LEAF_BATCH;
+        const size_t jobs = nb * len;
+        for (size_t l = 0; l < nb; l++) {
+            for (size_t i = 0; i < len; i++) {
+                slhdsa_adrs *a = &adrs[l * len + i];
+                *a = *tree;
+                adrs_set_type(a, ADRS_WOTS_PRF);
+                adrs_set_keypair(a, first + (uint32_t)l);
+                adrs_set_chain(a, (uint32_t)i);
+            }
+        }
+        hbs_slhdsa_prf_many(c, vals, adrs, jobs);
+        for (size_t j = 0; j < jobs; j++)
+            adrs_put32(adrs[j].b + 16, ADRS_WOTS_HASH);
+        for (uint32_t step = 0; step < SLHDSA_W - 1; step++) {
+            for (size_t j = 0; j < jobs; j++)
+                adrs_set_hash(&adrs[j], step);
+            hbs_slhdsa_thash_many(c, vals, vals, 1, adrs, jobs);
+        }
+        for (size_t l = 0; l < nb; l++) {
+            slhdsa_adrs *a = &adrs[l];
+            *a = *tree;
+            adrs_set_type(a, ADRS_WOTS_PK);
+            adrs_set_keypair(a, first + (uint32_t)l);
+        }
+        hbs_slhdsa_thash_many(c, pk, vals, len, adrs, nb);
+        pk += nb * n;
+        first += (uint32_t)nb;
+        count -= nb;
+    }
+    hbs_memzero(vals, sizeof vals);
+}
+
+/* Advances chain i of key pair `leaf` from position start[i] by steps[i], all chains at once;
+ * a round hashes only the chains that still have steps left. */
+static void wots_chains(const slhdsa_ctx *c, uint8_t *vals, const uint32_t *start,
+                        const uint32_t *steps, const slhdsa_adrs *tree, uint32_t leaf)
+{
+    const size_t n = c->p->n, len = c->p->len;
+    slhdsa_adrs adrs[SLHDSA_MAX_LEN];
+    uint8_t buf[SLHDSA_MAX_LEN * SLHDSA_MAX_N];
+    uint32_t idx[SLHDSA_MAX_LEN];
+
+    for (uint32_t round = 0; round < SLHDSA_W - 1; round++) {
+        size_t active = 0;
+        for (size_t i = 0; i < len; i++) {
+            if (steps[i] <= round)
+                continue;
+            slhdsa_adrs *a = &adrs[active];
+            *a = *tree;
+            adrs_set_type(a, ADRS_WOTS_HASH);
+            adrs_set_keypair(a, leaf);
+            adrs_set_chain(a, (uint32_t)i);
+            adrs_set_hash(a, start[i] + round);
+            memcpy(buf + active * n, vals + i * n, n);
+            idx[active++] = (uint32_t)i;
+        }
+        if (!active)
+            break;
+        hbs_slhdsa_thash_many(c, buf, buf, 1, adrs, active);
+        for (size_t j = 0; j < active; j++)
+            memcpy(vals + (size_t)idx[j] * n, buf + j * n, n);
+    }
+    hbs_memzero(buf, sizeof buf);
+}
+
+void hbs_slhdsa_wots_sign(const slhdsa_ctx *c, uint8_t *sig, const uint8_t *msg,
+                          const slhdsa_adrs *tree, uint32_t leaf)
+{
+    const size_t len = c->p->len;
+    uint32_t digits[SLHDSA_MAX_LEN], zero[SLHDSA_MAX_LEN];
+    slhdsa_adrs adrs[SLHDSA_MAX_LEN];
+
+    wots_digits(c->p, digits, msg);
+    for (size_t i = 0; i < len; i++) {
+        adrs[i] = *tree;
+        adrs_set_type(&adrs[i], ADRS_WOTS_PRF);
+        adrs_set_keypair(&adrs[i], leaf);
+        adrs_set_chain(&adrs[i], (uint32_t)i);
+        zero[i] = 0;
+    }
+    hbs_slhdsa_prf_many(c, sig, adrs, len);
+    wots_chains(c, sig, zero, digits, tree, leaf);
+}
+
+void hbs_slhdsa_wots_pk_from_sig(const slhdsa_ctx *c, uint8_t *pk, const uint8_t *sig,
+                                 const uint8_t *msg, const slhdsa_adrs *tree, uint32_t leaf)
+{
+    const size_t n = c->p->n, len = c->p->len;
+    uint32_t digits[SLHDSA_MAX_LEN], steps[SLHDSA_MAX_LEN];
+    uint8_t vals[SLHDSA_MAX_LEN * SLHDSA_MAX_N];
+    slhdsa_adrs a = *tree;
+
+    wots_digits(c->p, digits, msg);
+    for (size_t i = 0; i < len; i++)
+        steps[i] = SLHDSA_W - 1 - digits[i];
+    memcpy(vals, sig, len * n);
+    wots_chains(c, vals, digits, steps, tree, leaf);
+    adrs_set_type(&a, ADRS_WOTS_PK);
+    adrs_set_keypair(&a, leaf);
+    hbs_slhdsa_thash_many(c, pk, vals, len, &a, 1);
+}
