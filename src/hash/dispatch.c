@@ -43,7 +43,7 @@ static inline uint8_t *nth_out(uint8_t *base, size_t i, size_t len)
  * each: it is written once, and per message only the message tail is copied in front of it
  * before one or two direct compressions, without the buffering of update(). */
 
-static void sha256_many_portable(uint8_t *out, const hbs_sha256_ctx *prefix, const uint8_t *in,
+void hbs_sha256_many_portable(uint8_t *out, const hbs_sha256_ctx *prefix, const uint8_t *in,
                                  size_t inlen, size_t count)
 {
     hbs_sha256_ctx start;
@@ -77,7 +77,7 @@ static void sha256_many_portable(uint8_t *out, const hbs_sha256_ctx *prefix, con
     hbs_memzero(h, sizeof h);
 }
 
-static void sha512_many_portable(uint8_t *out, const hbs_sha512_ctx *prefix, const uint8_t *in,
+void hbs_sha512_many_portable(uint8_t *out, const hbs_sha512_ctx *prefix, const uint8_t *in,
                                  size_t inlen, size_t count)
 {
     hbs_sha512_ctx start;
@@ -114,7 +114,7 @@ static void sha512_many_portable(uint8_t *out, const hbs_sha512_ctx *prefix, con
     hbs_memzero(h, sizeof h);
 }
 
-static void shake256_many_portable(uint8_t *out, size_t outlen, const uint8_t *in, size_t inlen,
+void hbs_shake256_many_portable(uint8_t *out, size_t outlen, const uint8_t *in, size_t inlen,
                                    size_t count)
 {
     hbs_keccak_ctx c;
@@ -130,9 +130,9 @@ static void shake256_many_portable(uint8_t *out, size_t outlen, const uint8_t *i
 
 static const hbs_hash_backend portable_backend = {
     "portable",
-    sha256_many_portable,
-    sha512_many_portable,
-    shake256_many_portable,
+    hbs_sha256_many_portable,
+    hbs_sha512_many_portable,
+    hbs_shake256_many_portable,
 };
 
 static int always_available(void) { return 1; }
@@ -218,7 +218,7 @@ void hbs_sha256_many(uint8_t *out, const hbs_sha256_ctx *prefix, const uint8_t *
         return;
     }
     b = hbs_hash_backend_active();
-    (b->sha256_many ? b->sha256_many : sha256_many_portable)(out, prefix, in, inlen, count);
+    (b->sha256_many ? b->sha256_many : hbs_sha256_many_portable)(out, prefix, in, inlen, count);
 }
 
 void hbs_sha512_many(uint8_t *out, const hbs_sha512_ctx *prefix, const uint8_t *in, size_t inlen,
@@ -237,7 +237,7 @@ void hbs_sha512_many(uint8_t *out, const hbs_sha512_ctx *prefix, const uint8_t *
         return;
     }
     b = hbs_hash_backend_active();
-    (b->sha512_many ? b->sha512_many : sha512_many_portable)(out, prefix, in, inlen, count);
+    (b->sha512_many ? b->sha512_many : hbs_sha512_many_portable)(out, prefix, in, inlen, count);
 }
 
 void hbs_shake256_many(uint8_t *out, size_t outlen, const uint8_t *in, size_t inlen,
@@ -247,6 +247,6 @@ void hbs_shake256_many(uint8_t *out, size_t outlen, const uint8_t *in, size_t in
     if (count == 0)
         return;
     b = hbs_hash_backend_active();
-    (b->shake256_many ? b->shake256_many : shake256_many_portable)(out, outlen, in, inlen,
+    (b->shake256_many ? b->shake256_many : hbs_shake256_many_portable)(out, outlen, in, inlen,
                                                                     count);
 }

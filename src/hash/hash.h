@@ -107,6 +107,15 @@ void hbs_sha512_many(uint8_t *out, const hbs_sha512_ctx *prefix, const uint8_t *
 void hbs_shake256_many(uint8_t *out, size_t outlen, const uint8_t *in, size_t inlen,
                        size_t count);
 
+/* The portable batch functions: the reference every backend is compared with, and the
+ * fallback for what a backend leaves out. */
+void hbs_sha256_many_portable(uint8_t *out, const hbs_sha256_ctx *prefix, const uint8_t *in,
+                              size_t inlen, size_t count);
+void hbs_sha512_many_portable(uint8_t *out, const hbs_sha512_ctx *prefix, const uint8_t *in,
+                              size_t inlen, size_t count);
+void hbs_shake256_many_portable(uint8_t *out, size_t outlen, const uint8_t *in, size_t inlen,
+                                size_t count);
+
 /* ---- Backends ----
  * A backend fills whichever entries it accelerates; NULL entries fall back to portable.
  * Selection is made once (CPU features, then the HBS_BACKEND environment variable) and can
