@@ -60,6 +60,11 @@ HBS_API const char *hbs_version(void);
 /* Name of the hash backend in use, e.g. "portable". */
 HBS_API const char *hbs_backend_name(void);
 
+/* Threads used by signing and key generation: 0 means all online cores (the default, or
+ * the HBS_THREADS environment variable), 1 means no threads. Process-wide. */
+HBS_API HBS_WARN_UNUSED_RESULT int hbs_set_threads(unsigned n);
+HBS_API unsigned hbs_get_threads(void);
+
 /* Overwrite a buffer with zeros in a way the compiler cannot remove. */
 HBS_API void hbs_memzero(void *p, size_t len);
 

@@ -3,12 +3,27 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/pool.h"
 #include "hbs/hbs.h"
 
-/* Leaves per block: wide enough to fill any backend, small enough for L1/L2. */
+/* Leaves per block: wide enough to fill any SIMD backend, small enough for the stack and
+ * L1, and fine-grained enough to balance threads. */
 #define MERKLE_BLOCK_LOG 6
-/* At most this many block roots are kept, so huge trees use bigger blocks instead. */
-#define MERKLE_TOP_LOG 12
+#define MERKLE_BLOCK (1u << MERKLE_BLOCK_LOG)
+
+typedef struct {
+    unsigned s;        /* log2 of leaves per block */
+    size_t nblocks;    /* blocks of this tree */
+    size_t first_task; /* index of its first block in the flat task list */
+    uint8_t *tops;     /* nblocks block roots */
+    uint8_t *topstmp;  /* nblocks / 2 + 1 nodes of scratch for the upper levels */
+} job_plan;
+
+typedef struct {
+    const hbs_merkle_job *jobs;
+    job_plan *plan;
+    size_t njobs;
+} merkle_run;
 
 /* Reduces 2^levels nodes at height `base` (the first one has index `first`) to their root,
  * copying into auth[z] the sibling of the path through relative position `rel` when auth is
@@ -32,33 +47,78 @@ static void reduce(const hbs_merkle_tree *t, uint8_t *root, uint8_t *auth, uint8
     memcpy(root, cur, n);
 }
 
+static void block_task(void *arg, size_t task)
+{
+    const merkle_run *r = arg;
+    size_t j = 0;
+    while (j + 1 < r->njobs && r->plan[j + 1].first_task <= task)
+        j++;
+    const hbs_merkle_job *job = &r->jobs[j];
+    const job_plan *pl = &r->plan[j];
+    const hbs_merkle_tree *t = job->tree;
+    const size_t b = task - pl->first_task, n = t->n;
+    const uint32_t first = (uint32_t)(b << pl->s);
+    const int on_path = job->auth && (job->idx >> pl->s) == b;
+    uint8_t lv[MERKLE_BLOCK * HBS_MERKLE_MAX_N], tmp[(MERKLE_BLOCK / 2 + 1) * HBS_MERKLE_MAX_N];
+
+    t->leaves(t->user, lv, first, (size_t)1 << pl->s);
+    reduce(t, pl->tops + b * n, on_path ? job->auth : NULL, lv, tmp, pl->s, 0, first,
+           job->idx & ((1u << pl->s) - 1));
+}
+
+static void top_task(void *arg, size_t j)
+{
+    const merkle_run *r = arg;
+    const hbs_merkle_job *job = &r->jobs[j];
+    const job_plan *pl = &r->plan[j];
+    const hbs_merkle_tree *t = job->tree;
+    reduce(t, job->root, job->auth ? job->auth + (size_t)pl->s * t->n : NULL, pl->tops,
+           pl->topstmp, t->height - pl->s, pl->s, 0, job->idx >> pl->s);
+}
+
+int hbs_merkle_many(const hbs_merkle_job *jobs, size_t njobs)
+{
+    merkle_run r = {jobs, NULL, njobs};
+    size_t tasks = 0, bytes = 0;
+    uint8_t *mem;
+
+    if (njobs == 0)
+        return HBS_OK;
+    r.plan = malloc(njobs * sizeof *r.plan);
+    if (!r.plan)
+        return HBS_ERR_NO_MEMORY;
+    for (size_t j = 0; j < njobs; j++) {
+        const hbs_merkle_tree *t = jobs[j].tree;
+        job_plan *pl = &r.plan[j];
+        pl->s = t->height < MERKLE_BLOCK_LOG ? t->height : MERKLE_BLOCK_LOG;
+        pl->nblocks = (size_t)1 << (t->height - pl->s);
+        pl->first_task = tasks;
+        tasks += pl->nblocks;
+        bytes += t->n * (pl->nblocks + pl->nblocks / 2 + 1);
+    }
+    mem = malloc(bytes);
+    if (!mem) {
+        free(r.plan);
+        return HBS_ERR_NO_MEMORY;
+    }
+    for (size_t j = 0, off = 0; j < njobs; j++) {
+        const size_t n = jobs[j].tree->n;
+        job_plan *pl = &r.plan[j];
+        pl->tops = mem + off;
+        pl->topstmp = pl->tops + pl->nblocks * n;
+        off += n * (pl->nblocks + pl->nblocks / 2 + 1);
+    }
+    hbs_parallel_for(tasks, block_task, &r);
+    hbs_parallel_for(njobs, top_task, &r);
+    free(mem);
+    free(r.plan);
+    return HBS_OK;
+}
+
 int hbs_merkle_root_auth(const hbs_merkle_tree *t, uint8_t *root, uint8_t *auth, uint32_t idx)
 {
-    const size_t n = t->n;
-    const unsigned h = t->height;
-    unsigned s = h < MERKLE_BLOCK_LOG ? h : MERKLE_BLOCK_LOG;
-    if (h - s > MERKLE_TOP_LOG)
-        s = h - MERKLE_TOP_LOG;
-    const unsigned top = h - s;
-    const size_t block = (size_t)1 << s, nblocks = (size_t)1 << top;
-    const uint32_t mask = (uint32_t)(block - 1);
-    /* leaves of a block, scratch for its levels, then the block roots and their scratch */
-    uint8_t *mem = malloc(n * (block + block / 2 + 1 + nblocks + nblocks / 2 + 1));
-    if (!mem)
-        return HBS_ERR_NO_MEMORY;
-    uint8_t *lv = mem, *lvtmp = lv + block * n, *tops = lvtmp + (block / 2 + 1) * n;
-    uint8_t *topstmp = tops + nblocks * n;
-
-    for (size_t b = 0; b < nblocks; b++) {
-        const uint32_t first = (uint32_t)(b << s);
-        const int on_path = auth && (idx >> s) == b;
-        t->leaves(t->user, lv, first, block);
-        reduce(t, tops + b * n, on_path ? auth : NULL, lv, lvtmp, s, 0, first, idx & mask);
-    }
-    reduce(t, root, auth ? auth + (size_t)s * n : NULL, tops, topstmp, top, s, 0, idx >> s);
-    hbs_memzero(mem, n * (block + block / 2 + 1 + nblocks + nblocks / 2 + 1));
-    free(mem);
-    return HBS_OK;
+    hbs_merkle_job job = {t, root, auth, idx};
+    return hbs_merkle_many(&job, 1);
 }
 
 void hbs_merkle_climb(const hbs_merkle_tree *t, uint8_t *node, const uint8_t *auth, uint32_t idx,

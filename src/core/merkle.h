@@ -1,15 +1,19 @@
-/* Merkle trees over a leaf generator: the root and one authentication path, computed in
- * blocks of leaves so that memory stays small and every hash call is a wide batch. */
+/* Merkle trees over a leaf generator: roots and authentication paths, computed in blocks of
+ * leaves so that memory stays small, every hash call is a wide batch, and the blocks of
+ * several trees can be spread over threads together. */
 #ifndef HBS_CORE_MERKLE_H
 #define HBS_CORE_MERKLE_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#define HBS_MERKLE_MAX_N 64
+
 typedef struct {
-    size_t n;            /* bytes per node */
-    unsigned height;     /* leaves = 2^height */
-    /* Writes leaves first .. first+count-1 (n bytes each) to out. */
+    size_t n;        /* bytes per node, at most HBS_MERKLE_MAX_N */
+    unsigned height; /* leaves = 2^height */
+    /* Writes leaves first .. first+count-1 (n bytes each) to out. Called from several
+     * threads at once for different ranges. */
     void (*leaves)(void *user, uint8_t *out, uint32_t first, size_t count);
     /* Writes count parents at `height` (>= 1), indices first .. first+count-1, from their
      * 2*count children (left, right, left, right, ...). out never overlaps children. */
@@ -18,8 +22,18 @@ typedef struct {
     void *user;
 } hbs_merkle_tree;
 
-/* Root of the tree and, if auth is not NULL, the authentication path of leaf `idx`
- * (height * n bytes, bottom level first). Returns 0 or HBS_ERR_NO_MEMORY. */
+typedef struct {
+    const hbs_merkle_tree *tree;
+    uint8_t *root;  /* n bytes out */
+    uint8_t *auth;  /* height * n bytes out (bottom level first), or NULL */
+    uint32_t idx;   /* the leaf whose path is wanted */
+} hbs_merkle_job;
+
+/* Computes every job's root and path, spreading the work over the thread pool.
+ * Returns 0 or HBS_ERR_NO_MEMORY. */
+int hbs_merkle_many(const hbs_merkle_job *jobs, size_t njobs);
+
+/* One tree: hbs_merkle_many with a single job. */
 int hbs_merkle_root_auth(const hbs_merkle_tree *t, uint8_t *root, uint8_t *auth, uint32_t idx);
 
 /* Walks from a leaf to the root along an authentication path (the verifier's side).

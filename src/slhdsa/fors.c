@@ -7,11 +7,6 @@
 
 #define FORS_BATCH 64
 
-typedef struct {
-    const slhdsa_ctx *c;
-    slhdsa_adrs kp;  /* FORS_TREE type, key pair set */
-    uint32_t offset; /* i * 2^a: where tree i starts in the key pair's index space */
-} fors_user;
 
 /* base_2b(md, a, k): k indices of a bits, most significant bit first. */
 static void fors_indices(const hbs_slhdsa_params *p, uint32_t *idx, const uint8_t *md)
@@ -39,7 +34,7 @@ static void fors_set_adrs(slhdsa_adrs *a, const slhdsa_adrs *kp, uint32_t type, 
  * which the F pass overwrites in place. */
 static void fors_leaves(void *user, uint8_t *out, uint32_t first, size_t count)
 {
-    const fors_user *u = user;
+    const slhdsa_fors_tree *u = user;
     const size_t n = u->c->p->n;
     slhdsa_adrs adrs[FORS_BATCH];
 
@@ -60,7 +55,7 @@ static void fors_leaves(void *user, uint8_t *out, uint32_t first, size_t count)
 static void fors_nodes(void *user, uint8_t *out, const uint8_t *children, unsigned height,
                        uint32_t first, size_t count)
 {
-    const fors_user *u = user;
+    const slhdsa_fors_tree *u = user;
     const size_t n = u->c->p->n;
     const uint32_t base = u->offset >> height;
     slhdsa_adrs adrs[FORS_BATCH];
@@ -78,22 +73,21 @@ static void fors_nodes(void *user, uint8_t *out, const uint8_t *children, unsign
     }
 }
 
-static void fors_setup(hbs_merkle_tree *t, fors_user *u, const slhdsa_ctx *c,
-                       const slhdsa_adrs *kp, uint32_t tree)
+static void fors_tree_init(slhdsa_fors_tree *ft, const slhdsa_ctx *c, const slhdsa_adrs *kp,
+                           uint32_t tree)
 {
-    u->c = c;
-    u->kp = *kp;
-    u->offset = tree << c->p->a;
-    t->n = c->p->n;
-    t->height = c->p->a;
-    t->leaves = fors_leaves;
-    t->nodes = fors_nodes;
-    t->user = u;
+    ft->c = c;
+    ft->kp = *kp;
+    ft->offset = tree << c->p->a;
+    ft->t.n = c->p->n;
+    ft->t.height = c->p->a;
+    ft->t.leaves = fors_leaves;
+    ft->t.nodes = fors_nodes;
+    ft->t.user = ft;
 }
 
-/* T_k over the k roots, with the FORS_ROOTS address of the key pair. */
-static void fors_roots_to_pk(const slhdsa_ctx *c, uint8_t *pk, const uint8_t *roots,
-                             const slhdsa_adrs *kp)
+void hbs_slhdsa_fors_pk_from_roots(const slhdsa_ctx *c, uint8_t *pk, const uint8_t *roots,
+                                   const slhdsa_adrs *kp)
 {
     slhdsa_adrs a = *kp;
     adrs_set_type(&a, ADRS_FORS_ROOTS);
@@ -101,30 +95,30 @@ static void fors_roots_to_pk(const slhdsa_ctx *c, uint8_t *pk, const uint8_t *ro
     hbs_slhdsa_thash_many(c, pk, roots, c->p->k, &a, 1);
 }
 
-int hbs_slhdsa_fors_sign(const slhdsa_ctx *c, uint8_t *sig, uint8_t *pk, const uint8_t *md,
-                         const slhdsa_adrs *kp)
+void hbs_slhdsa_fors_sign_jobs(const slhdsa_ctx *c, uint8_t *sig, const uint8_t *md,
+                               const slhdsa_adrs *kp, slhdsa_fors_tree *trees,
+                               hbs_merkle_job *jobs, uint8_t *roots)
 {
     const hbs_slhdsa_params *p = c->p;
     const size_t n = p->n;
     uint32_t idx[SLHDSA_MAX_K];
-    uint8_t roots[SLHDSA_MAX_K * SLHDSA_MAX_N];
+    slhdsa_adrs a[SLHDSA_MAX_K];
 
     fors_indices(p, idx, md);
     for (uint32_t i = 0; i < p->k; i++) {
-        hbs_merkle_tree t;
-        fors_user u;
-        slhdsa_adrs a;
-        fors_setup(&t, &u, c, kp, i);
-        /* the revealed secret: one PRF, cheaper than keeping the tree's secrets around */
-        fors_set_adrs(&a, kp, ADRS_FORS_PRF, 0, u.offset + idx[i]);
-        hbs_slhdsa_prf_many(c, sig, &a, 1);
-        int err = hbs_merkle_root_auth(&t, roots + i * n, sig + n, idx[i]);
-        if (err)
-            return err;
-        sig += (p->a + 1) * n;
+        uint8_t *tree_sig = sig + (size_t)i * (p->a + 1) * n;
+        fors_tree_init(&trees[i], c, kp, i);
+        fors_set_adrs(&a[i], kp, ADRS_FORS_PRF, 0, trees[i].offset + idx[i]);
+        jobs[i].tree = &trees[i].t;
+        jobs[i].root = roots + (size_t)i * n;
+        jobs[i].auth = tree_sig + n;
+        jobs[i].idx = idx[i];
     }
-    fors_roots_to_pk(c, pk, roots, kp);
-    return HBS_OK;
+    /* the revealed secrets: one PRF each, cheaper than keeping the trees' secrets around */
+    hbs_slhdsa_prf_many(c, roots, a, p->k);
+    for (uint32_t i = 0; i < p->k; i++)
+        memcpy(sig + (size_t)i * (p->a + 1) * n, roots + (size_t)i * n, n);
+    hbs_memzero(roots, (size_t)p->k * n);
 }
 
 void hbs_slhdsa_fors_pk_from_sig(const slhdsa_ctx *c, uint8_t *pk, const uint8_t *sig,
@@ -145,11 +139,10 @@ void hbs_slhdsa_fors_pk_from_sig(const slhdsa_ctx *c, uint8_t *pk, const uint8_t
     }
     hbs_slhdsa_thash_many(c, roots, roots, 1, leaf, p->k);
     for (uint32_t i = 0; i < p->k; i++) {
-        hbs_merkle_tree t;
-        fors_user u;
-        fors_setup(&t, &u, c, kp, i);
-        hbs_merkle_climb(&t, roots + i * n, sig + (size_t)i * (p->a + 1) * n + n, idx[i],
+        slhdsa_fors_tree ft;
+        fors_tree_init(&ft, c, kp, i);
+        hbs_merkle_climb(&ft.t, roots + i * n, sig + (size_t)i * (p->a + 1) * n + n, idx[i],
                          scratch);
     }
-    fors_roots_to_pk(c, pk, roots, kp);
+    hbs_slhdsa_fors_pk_from_roots(c, pk, roots, kp);
 }

@@ -114,6 +114,11 @@ static int sign_mprime(const hbs_slhdsa_params *p, uint8_t *sig, const slhdsa_ms
     const uint8_t *sk_prf = sk + n, *pk_seed = sk + 2 * n, *pk_root = sk + 3 * n;
     slhdsa_ctx c;
     uint8_t digest[SLHDSA_MAX_M], fors_pk[SLHDSA_MAX_N];
+    uint8_t fors_roots[SLHDSA_MAX_K * SLHDSA_MAX_N], ht_roots[SLHDSA_MAX_D * SLHDSA_MAX_N];
+    uint8_t *ht_sig = sig + n + p->fors_sig_bytes;
+    slhdsa_fors_tree fors_trees[SLHDSA_MAX_K];
+    slhdsa_xmss_tree xmss_trees[SLHDSA_MAX_D];
+    hbs_merkle_job jobs[SLHDSA_MAX_K + SLHDSA_MAX_D];
     uint64_t idx_tree;
     uint32_t idx_leaf;
     slhdsa_adrs kp;
@@ -128,9 +133,14 @@ static int sign_mprime(const hbs_slhdsa_params *p, uint8_t *sig, const slhdsa_ms
     adrs_set_tree(&kp, idx_tree);
     adrs_set_type(&kp, ADRS_FORS_TREE);
     adrs_set_keypair(&kp, idx_leaf);
-    err = hbs_slhdsa_fors_sign(&c, sig + n, fors_pk, digest, &kp);
-    if (!err)
-        err = hbs_slhdsa_ht_sign(&c, sig + n + p->fors_sig_bytes, fors_pk, idx_tree, idx_leaf);
+    /* All k FORS trees and all d hypertree trees are independent: build them together. */
+    hbs_slhdsa_fors_sign_jobs(&c, sig + n, digest, &kp, fors_trees, jobs, fors_roots);
+    hbs_slhdsa_ht_sign_jobs(&c, ht_sig, idx_tree, idx_leaf, xmss_trees, jobs + p->k, ht_roots);
+    err = hbs_merkle_many(jobs, p->k + p->d);
+    if (!err) {
+        hbs_slhdsa_fors_pk_from_roots(&c, fors_pk, fors_roots, &kp);
+        hbs_slhdsa_ht_sign_finish(&c, ht_sig, fors_pk, ht_roots, xmss_trees, jobs + p->k);
+    }
     hbs_slhdsa_ctx_wipe(&c);
     if (err)
         hbs_memzero(sig, p->sig_bytes);

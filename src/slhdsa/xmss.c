@@ -2,27 +2,21 @@
 
 #include <string.h>
 
-#include "core/merkle.h"
 #include "hbs/hbs.h"
 #include "slhdsa/wots.h"
 
 #define NODE_BATCH 64
 
-typedef struct {
-    const slhdsa_ctx *c;
-    slhdsa_adrs tree; /* layer and tree address */
-} xmss_user;
-
 static void xmss_leaves(void *user, uint8_t *out, uint32_t first, size_t count)
 {
-    const xmss_user *u = user;
+    const slhdsa_xmss_tree *u = user;
     hbs_slhdsa_wots_pkgen_many(u->c, out, &u->tree, first, count);
 }
 
 static void xmss_nodes(void *user, uint8_t *out, const uint8_t *children, unsigned height,
                        uint32_t first, size_t count)
 {
-    const xmss_user *u = user;
+    const slhdsa_xmss_tree *u = user;
     const size_t n = u->c->p->n;
     slhdsa_adrs adrs[NODE_BATCH];
 
@@ -42,52 +36,56 @@ static void xmss_nodes(void *user, uint8_t *out, const uint8_t *children, unsign
     }
 }
 
-static void xmss_setup(hbs_merkle_tree *t, xmss_user *u, const slhdsa_ctx *c, uint32_t layer,
-                       uint64_t tree)
+void hbs_slhdsa_xmss_tree_init(slhdsa_xmss_tree *xt, const slhdsa_ctx *c, uint32_t layer,
+                               uint64_t tree)
 {
-    memset(&u->tree, 0, sizeof u->tree);
-    adrs_set_layer(&u->tree, layer);
-    adrs_set_tree(&u->tree, tree);
-    u->c = c;
-    t->n = c->p->n;
-    t->height = c->p->hp;
-    t->leaves = xmss_leaves;
-    t->nodes = xmss_nodes;
-    t->user = u;
+    memset(&xt->tree, 0, sizeof xt->tree);
+    adrs_set_layer(&xt->tree, layer);
+    adrs_set_tree(&xt->tree, tree);
+    xt->c = c;
+    xt->t.n = c->p->n;
+    xt->t.height = c->p->hp;
+    xt->t.leaves = xmss_leaves;
+    xt->t.nodes = xmss_nodes;
+    xt->t.user = xt;
 }
 
 int hbs_slhdsa_xmss_tree(const slhdsa_ctx *c, uint8_t *root, uint8_t *auth, uint32_t layer,
                          uint64_t tree, uint32_t idx)
 {
-    hbs_merkle_tree t;
-    xmss_user u;
-    xmss_setup(&t, &u, c, layer, tree);
-    return hbs_merkle_root_auth(&t, root, auth, idx);
+    slhdsa_xmss_tree xt;
+    hbs_slhdsa_xmss_tree_init(&xt, c, layer, tree);
+    return hbs_merkle_root_auth(&xt.t, root, auth, idx);
 }
 
-int hbs_slhdsa_ht_sign(const slhdsa_ctx *c, uint8_t *sig, const uint8_t *msg, uint64_t idx_tree,
-                       uint32_t idx_leaf)
+void hbs_slhdsa_ht_sign_jobs(const slhdsa_ctx *c, uint8_t *sig, uint64_t idx_tree,
+                             uint32_t idx_leaf, slhdsa_xmss_tree *trees, hbs_merkle_job *jobs,
+                             uint8_t *roots)
 {
     const hbs_slhdsa_params *p = c->p;
-    uint8_t root[SLHDSA_MAX_N], next[SLHDSA_MAX_N];
-    memcpy(root, msg, p->n);
-
+    /* Every layer's tree and leaf follow from the digest, so all d trees can be built at
+     * once; only the WOTS+ signatures chain the layers together. */
     for (uint32_t layer = 0; layer < p->d; layer++) {
-        xmss_user u;
-        hbs_merkle_tree t;
-        xmss_setup(&t, &u, c, layer, idx_tree);
-        /* The tree's root is the message of the next layer; building the tree for the
-         * authentication path yields it, so xmss_pkFromSig is not needed. */
-        int err = hbs_merkle_root_auth(&t, next, sig + p->wots_sig_bytes, idx_leaf);
-        if (err)
-            return err;
-        hbs_slhdsa_wots_sign(c, sig, root, &u.tree, idx_leaf);
-        memcpy(root, next, p->n);
-        sig += p->xmss_sig_bytes;
+        hbs_slhdsa_xmss_tree_init(&trees[layer], c, layer, idx_tree);
+        jobs[layer].tree = &trees[layer].t;
+        jobs[layer].root = roots + (size_t)layer * p->n;
+        jobs[layer].auth = sig + (size_t)layer * p->xmss_sig_bytes + p->wots_sig_bytes;
+        jobs[layer].idx = idx_leaf;
         idx_leaf = (uint32_t)(idx_tree & ((1u << p->hp) - 1));
         idx_tree >>= p->hp;
     }
-    return HBS_OK;
+}
+
+void hbs_slhdsa_ht_sign_finish(const slhdsa_ctx *c, uint8_t *sig, const uint8_t *msg,
+                               const uint8_t *roots, const slhdsa_xmss_tree *trees,
+                               const hbs_merkle_job *jobs)
+{
+    const hbs_slhdsa_params *p = c->p;
+    for (uint32_t layer = 0; layer < p->d; layer++) {
+        const uint8_t *m = layer == 0 ? msg : roots + (size_t)(layer - 1) * p->n;
+        hbs_slhdsa_wots_sign(c, sig + (size_t)layer * p->xmss_sig_bytes, m, &trees[layer].tree,
+                             jobs[layer].idx);
+    }
 }
 
 void hbs_slhdsa_ht_root_from_sig(const slhdsa_ctx *c, uint8_t *root, const uint8_t *sig,
@@ -98,11 +96,10 @@ void hbs_slhdsa_ht_root_from_sig(const slhdsa_ctx *c, uint8_t *root, const uint8
     memcpy(node, msg, p->n);
 
     for (uint32_t layer = 0; layer < p->d; layer++) {
-        xmss_user u;
-        hbs_merkle_tree t;
-        xmss_setup(&t, &u, c, layer, idx_tree);
-        hbs_slhdsa_wots_pk_from_sig(c, node, sig, node, &u.tree, idx_leaf);
-        hbs_merkle_climb(&t, node, sig + p->wots_sig_bytes, idx_leaf, scratch);
+        slhdsa_xmss_tree xt;
+        hbs_slhdsa_xmss_tree_init(&xt, c, layer, idx_tree);
+        hbs_slhdsa_wots_pk_from_sig(c, node, sig, node, &xt.tree, idx_leaf);
+        hbs_merkle_climb(&xt.t, node, sig + p->wots_sig_bytes, idx_leaf, scratch);
         sig += p->xmss_sig_bytes;
         idx_leaf = (uint32_t)(idx_tree & ((1u << p->hp) - 1));
         idx_tree >>= p->hp;
