@@ -141,6 +141,36 @@ HBS_API HBS_WARN_UNUSED_RESULT int hbs_slhdsa_sign_internal(const hbs_slhdsa_par
                                                             size_t mlen, const uint8_t *sk,
                                                             const uint8_t *addrnd);
 
+/* ---- Signing contexts: repeated signing with one key ------------------------------------
+ * A signer expands the key once and caches the top hypertree layers. cache_layers = 1 keeps
+ * the top XMSS tree ((2^(h'+1) - 1) * n bytes, built at the cost of one key generation);
+ * 2 also keeps every tree of the layer below (2^h' times that: megabytes for the s sets, and
+ * the time of some 2^h'/d signatures to build); 0 caches nothing. Signatures are
+ * byte-identical to hbs_slhdsa_sign_ex. The secret key is checked against its PK.root when
+ * the signer is made (HBS_ERR_MALFORMED_KEY). A signer may be used by several threads. */
+typedef struct hbs_slhdsa_signer hbs_slhdsa_signer;
+
+HBS_API HBS_WARN_UNUSED_RESULT int hbs_slhdsa_signer_new(hbs_slhdsa_signer **out,
+                                                         const hbs_slhdsa_params *p,
+                                                         const uint8_t *sk,
+                                                         unsigned cache_layers);
+HBS_API void hbs_slhdsa_signer_free(hbs_slhdsa_signer *s);
+HBS_API size_t hbs_slhdsa_signer_cache_bytes(const hbs_slhdsa_signer *s);
+HBS_API const hbs_slhdsa_params *hbs_slhdsa_signer_params(const hbs_slhdsa_signer *s);
+
+/* As hbs_slhdsa_sign_ex (addrnd NULL: deterministic). */
+HBS_API HBS_WARN_UNUSED_RESULT int hbs_slhdsa_signer_sign(const hbs_slhdsa_signer *s,
+                                                          uint8_t *sig, const uint8_t *msg,
+                                                          size_t msglen, const uint8_t *ctx,
+                                                          size_t ctxlen, hbs_prehash ph,
+                                                          const uint8_t *addrnd);
+/* As hbs_slhdsa_sign_internal. */
+HBS_API HBS_WARN_UNUSED_RESULT int hbs_slhdsa_signer_sign_internal(const hbs_slhdsa_signer *s,
+                                                                   uint8_t *sig,
+                                                                   const uint8_t *m,
+                                                                   size_t mlen,
+                                                                   const uint8_t *addrnd);
+
 /* ---- Verification ----------------------------------------------------------------------
  * Return 0 if valid, HBS_ERR_VERIFY_FAILED if not (a signature of the wrong length is
  * simply invalid), or another HBS_ERR_* for misuse (NULL pointers, context over 255 bytes).

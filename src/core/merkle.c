@@ -121,6 +121,46 @@ int hbs_merkle_root_auth(const hbs_merkle_tree *t, uint8_t *root, uint8_t *auth,
     return hbs_merkle_many(&job, 1);
 }
 
+typedef struct {
+    const hbs_merkle_tree *t;
+    uint8_t *nodes;
+    unsigned s;
+} full_run;
+
+static void full_leaves_task(void *arg, size_t b)
+{
+    const full_run *r = arg;
+    const size_t per = (size_t)1 << r->s;
+    r->t->leaves(r->t->user, r->nodes + b * per * r->t->n, (uint32_t)(b * per), per);
+}
+
+void hbs_merkle_full(const hbs_merkle_tree *t, uint8_t *nodes)
+{
+    const size_t n = t->n;
+    full_run r = {t, nodes, t->height < MERKLE_BLOCK_LOG ? t->height : MERKLE_BLOCK_LOG};
+    hbs_parallel_for((size_t)1 << (t->height - r.s), full_leaves_task, &r);
+    /* the levels above the leaves cost 1/len of the leaves: no threads needed */
+    uint8_t *level = nodes;
+    for (unsigned z = 1; z <= t->height; z++) {
+        const size_t count = (size_t)1 << (t->height - z);
+        t->nodes(t->user, level + 2 * count * n, level, z, 0, count);
+        level += 2 * count * n;
+    }
+}
+
+void hbs_merkle_full_lookup(const hbs_merkle_tree *t, const uint8_t *nodes, uint8_t *root,
+                            uint8_t *auth, uint32_t idx)
+{
+    const size_t n = t->n;
+    const uint8_t *level = nodes;
+    for (unsigned z = 0; z < t->height; z++) {
+        if (auth)
+            memcpy(auth + (size_t)z * n, level + (size_t)((idx >> z) ^ 1) * n, n);
+        level += ((size_t)1 << (t->height - z)) * n;
+    }
+    memcpy(root, level, n);
+}
+
 void hbs_merkle_climb(const hbs_merkle_tree *t, uint8_t *node, const uint8_t *auth, uint32_t idx,
                       uint8_t *scratch)
 {

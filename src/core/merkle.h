@@ -36,6 +36,14 @@ int hbs_merkle_many(const hbs_merkle_job *jobs, size_t njobs);
 /* One tree: hbs_merkle_many with a single job. */
 int hbs_merkle_root_auth(const hbs_merkle_tree *t, uint8_t *root, uint8_t *auth, uint32_t idx);
 
+/* Every node of the tree, level by level: 2^h leaves, then 2^(h-1) nodes, ..., the root
+ * last ((2^(h+1) - 1) * n bytes). Leaves are spread over the thread pool. */
+void hbs_merkle_full(const hbs_merkle_tree *t, uint8_t *nodes);
+
+/* Root and path of leaf idx read from a tree stored by hbs_merkle_full. */
+void hbs_merkle_full_lookup(const hbs_merkle_tree *t, const uint8_t *nodes, uint8_t *root,
+                            uint8_t *auth, uint32_t idx);
+
 /* Walks from a leaf to the root along an authentication path (the verifier's side).
  * `node` holds the leaf on entry and the root on return; `scratch` is 2n bytes. */
 void hbs_merkle_climb(const hbs_merkle_tree *t, uint8_t *node, const uint8_t *auth, uint32_t idx,

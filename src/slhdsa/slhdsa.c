@@ -1,4 +1,5 @@
 /* SLH-DSA key generation, signing and verification (FIPS 205, sections 9 and 10). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/ct.h"
@@ -106,9 +107,15 @@ int hbs_slhdsa_sk_check(const hbs_slhdsa_params *p, uint8_t *pk, const uint8_t *
     return err;
 }
 
-/* slh_sign_internal over M' given in pieces. */
+struct hbs_slhdsa_signer {
+    const hbs_slhdsa_params *p;
+    uint8_t sk[4 * SLHDSA_MAX_N];
+    slhdsa_ht_cache cache;
+};
+
+/* slh_sign_internal over M' given in pieces; cache may be NULL. */
 static int sign_mprime(const hbs_slhdsa_params *p, uint8_t *sig, const slhdsa_msg *m,
-                       const uint8_t *sk, const uint8_t *addrnd)
+                       const uint8_t *sk, const uint8_t *addrnd, const slhdsa_ht_cache *cache)
 {
     const size_t n = p->n;
     const uint8_t *sk_prf = sk + n, *pk_seed = sk + 2 * n, *pk_root = sk + 3 * n;
@@ -119,6 +126,8 @@ static int sign_mprime(const hbs_slhdsa_params *p, uint8_t *sig, const slhdsa_ms
     slhdsa_fors_tree fors_trees[SLHDSA_MAX_K];
     slhdsa_xmss_tree xmss_trees[SLHDSA_MAX_D];
     hbs_merkle_job jobs[SLHDSA_MAX_K + SLHDSA_MAX_D];
+    uint32_t leaves[SLHDSA_MAX_D];
+    size_t njobs;
     uint64_t idx_tree;
     uint32_t idx_leaf;
     slhdsa_adrs kp;
@@ -135,11 +144,12 @@ static int sign_mprime(const hbs_slhdsa_params *p, uint8_t *sig, const slhdsa_ms
     adrs_set_keypair(&kp, idx_leaf);
     /* All k FORS trees and all d hypertree trees are independent: build them together. */
     hbs_slhdsa_fors_sign_jobs(&c, sig + n, digest, &kp, fors_trees, jobs, fors_roots);
-    hbs_slhdsa_ht_sign_jobs(&c, ht_sig, idx_tree, idx_leaf, xmss_trees, jobs + p->k, ht_roots);
-    err = hbs_merkle_many(jobs, p->k + p->d);
+    njobs = p->k + hbs_slhdsa_ht_sign_jobs(&c, ht_sig, idx_tree, idx_leaf, cache, xmss_trees,
+                                           leaves, jobs + p->k, ht_roots);
+    err = hbs_merkle_many(jobs, njobs);
     if (!err) {
         hbs_slhdsa_fors_pk_from_roots(&c, fors_pk, fors_roots, &kp);
-        hbs_slhdsa_ht_sign_finish(&c, ht_sig, fors_pk, ht_roots, xmss_trees, jobs + p->k);
+        hbs_slhdsa_ht_sign_finish(&c, ht_sig, fors_pk, ht_roots, xmss_trees, leaves);
     }
     hbs_slhdsa_ctx_wipe(&c);
     if (err)
@@ -192,9 +202,9 @@ static int build_prefix(uint8_t *pre, size_t *prelen, const uint8_t *msg, size_t
     return HBS_OK;
 }
 
-int hbs_slhdsa_sign_ex(const hbs_slhdsa_params *p, uint8_t *sig, const uint8_t *msg,
-                       size_t msglen, const uint8_t *ctx, size_t ctxlen, hbs_prehash ph,
-                       const uint8_t *sk, const uint8_t *addrnd)
+static int sign_external(const hbs_slhdsa_params *p, uint8_t *sig, const uint8_t *msg,
+                         size_t msglen, const uint8_t *ctx, size_t ctxlen, hbs_prehash ph,
+                         const uint8_t *sk, const uint8_t *addrnd, const slhdsa_ht_cache *cache)
 {
     uint8_t pre[MPRIME_PREFIX_MAX];
     slhdsa_msg m;
@@ -215,7 +225,14 @@ int hbs_slhdsa_sign_ex(const hbs_slhdsa_params *p, uint8_t *sig, const uint8_t *
     /* Pure signing hashes M itself; HashSLH-DSA signs only the prefix, which holds PH(M). */
     m.msg = ph == HBS_PREHASH_NONE && msg ? msg : empty;
     m.msglen = ph == HBS_PREHASH_NONE ? msglen : 0;
-    return sign_mprime(p, sig, &m, sk, addrnd);
+    return sign_mprime(p, sig, &m, sk, addrnd, cache);
+}
+
+int hbs_slhdsa_sign_ex(const hbs_slhdsa_params *p, uint8_t *sig, const uint8_t *msg,
+                       size_t msglen, const uint8_t *ctx, size_t ctxlen, hbs_prehash ph,
+                       const uint8_t *sk, const uint8_t *addrnd)
+{
+    return sign_external(p, sig, msg, msglen, ctx, ctxlen, ph, sk, addrnd, NULL);
 }
 
 int hbs_slhdsa_sign(const hbs_slhdsa_params *p, uint8_t *sig, const uint8_t *msg, size_t msglen,
@@ -252,7 +269,7 @@ int hbs_slhdsa_sign_internal(const hbs_slhdsa_params *p, uint8_t *sig, const uin
         hbs_memzero(sig, p->sig_bytes);
         return HBS_ERR_INVALID_ARGUMENT;
     }
-    return sign_mprime(p, sig, &msg, sk, addrnd);
+    return sign_mprime(p, sig, &msg, sk, addrnd, NULL);
 }
 
 int hbs_slhdsa_verify_ex(const hbs_slhdsa_params *p, const uint8_t *sig, size_t siglen,
@@ -297,4 +314,81 @@ int hbs_slhdsa_verify_internal(const hbs_slhdsa_params *p, const uint8_t *sig, s
     if (!p || !pk || (!sig && siglen) || (!m && mlen))
         return HBS_ERR_INVALID_ARGUMENT;
     return verify_mprime(p, sig, siglen, &msg, pk);
+}
+
+/* ---- signers ---- */
+
+int hbs_slhdsa_signer_new(hbs_slhdsa_signer **out, const hbs_slhdsa_params *p, const uint8_t *sk,
+                          unsigned cache_layers)
+{
+    hbs_slhdsa_signer *s;
+    slhdsa_ctx c;
+    int err;
+
+    if (!out)
+        return HBS_ERR_INVALID_ARGUMENT;
+    *out = NULL;
+    if (!p || !sk || cache_layers > p->d)
+        return HBS_ERR_INVALID_ARGUMENT;
+    s = calloc(1, sizeof *s);
+    if (!s)
+        return HBS_ERR_NO_MEMORY;
+    s->p = p;
+    memcpy(s->sk, sk, 4 * (size_t)p->n);
+    hbs_slhdsa_ctx_init(&c, p, sk + 2 * p->n, sk);
+    err = hbs_slhdsa_ht_cache_build(&s->cache, &c, cache_layers);
+    hbs_slhdsa_ctx_wipe(&c);
+    /* the cached top tree's root is PK.root: a free check of the key */
+    if (!err && cache_layers &&
+        hbs_ct_memneq(hbs_slhdsa_ht_cache_root(&s->cache), sk + 3 * p->n, p->n))
+        err = HBS_ERR_MALFORMED_KEY;
+    if (!err && !cache_layers)
+        err = hbs_slhdsa_sk_check(p, NULL, sk);
+    if (err) {
+        hbs_slhdsa_signer_free(s);
+        return err;
+    }
+    *out = s;
+    return HBS_OK;
+}
+
+void hbs_slhdsa_signer_free(hbs_slhdsa_signer *s)
+{
+    if (!s)
+        return;
+    hbs_slhdsa_ht_cache_free(&s->cache);
+    hbs_memzero(s, sizeof *s);
+    free(s);
+}
+
+size_t hbs_slhdsa_signer_cache_bytes(const hbs_slhdsa_signer *s)
+{
+    return s ? hbs_slhdsa_ht_cache_bytes(s->p, s->cache.layers) : 0;
+}
+
+const hbs_slhdsa_params *hbs_slhdsa_signer_params(const hbs_slhdsa_signer *s)
+{
+    return s ? s->p : NULL;
+}
+
+int hbs_slhdsa_signer_sign(const hbs_slhdsa_signer *s, uint8_t *sig, const uint8_t *msg,
+                           size_t msglen, const uint8_t *ctx, size_t ctxlen, hbs_prehash ph,
+                           const uint8_t *addrnd)
+{
+    if (!s)
+        return HBS_ERR_INVALID_ARGUMENT;
+    return sign_external(s->p, sig, msg, msglen, ctx, ctxlen, ph, s->sk, addrnd, &s->cache);
+}
+
+int hbs_slhdsa_signer_sign_internal(const hbs_slhdsa_signer *s, uint8_t *sig, const uint8_t *m,
+                                    size_t mlen, const uint8_t *addrnd)
+{
+    slhdsa_msg msg = {empty, 0, m ? m : empty, mlen};
+    if (!s || !sig)
+        return HBS_ERR_INVALID_ARGUMENT;
+    if (!m && mlen) {
+        hbs_memzero(sig, s->p->sig_bytes);
+        return HBS_ERR_INVALID_ARGUMENT;
+    }
+    return sign_mprime(s->p, sig, &msg, s->sk, addrnd, &s->cache);
 }

@@ -1,6 +1,9 @@
 #include "slhdsa/xmss.h"
 
+#include <stdlib.h>
 #include <string.h>
+
+#include "common/pool.h"
 
 #include "hbs/hbs.h"
 #include "slhdsa/wots.h"
@@ -58,33 +61,118 @@ int hbs_slhdsa_xmss_tree(const slhdsa_ctx *c, uint8_t *root, uint8_t *auth, uint
     return hbs_merkle_root_auth(&xt.t, root, auth, idx);
 }
 
-void hbs_slhdsa_ht_sign_jobs(const slhdsa_ctx *c, uint8_t *sig, uint64_t idx_tree,
-                             uint32_t idx_leaf, slhdsa_xmss_tree *trees, hbs_merkle_job *jobs,
-                             uint8_t *roots)
+/* ---- the signer's cache of the top layers ---- */
+
+static size_t cache_trees_before(const hbs_slhdsa_params *p, unsigned layer_from_top)
+{
+    size_t trees = 0;
+    for (unsigned i = 0; i < layer_from_top; i++)
+        trees += (size_t)1 << (p->hp * i);
+    return trees;
+}
+
+size_t hbs_slhdsa_ht_cache_bytes(const hbs_slhdsa_params *p, unsigned layers)
+{
+    if (layers > p->d || (size_t)p->hp * layers >= 8 * sizeof(size_t) - 16)
+        return 0;
+    const size_t tree_bytes = (((size_t)2 << p->hp) - 1) * p->n;
+    return cache_trees_before(p, layers) * tree_bytes;
+}
+
+typedef struct {
+    const slhdsa_ctx *c;
+    const slhdsa_ht_cache *cache;
+    unsigned layer_from_top;
+    uint8_t *base;
+} cache_run;
+
+static void cache_tree_task(void *arg, size_t t)
+{
+    const cache_run *r = arg;
+    slhdsa_xmss_tree xt;
+    hbs_slhdsa_xmss_tree_init(&xt, r->c, r->c->p->d - 1 - r->layer_from_top, t);
+    hbs_merkle_full(&xt.t, r->base + t * r->cache->tree_bytes);
+}
+
+int hbs_slhdsa_ht_cache_build(slhdsa_ht_cache *cache, const slhdsa_ctx *c, unsigned layers)
 {
     const hbs_slhdsa_params *p = c->p;
+    const size_t bytes = hbs_slhdsa_ht_cache_bytes(p, layers);
+    memset(cache, 0, sizeof *cache);
+    if (layers == 0)
+        return HBS_OK;
+    if (bytes == 0)
+        return HBS_ERR_INVALID_ARGUMENT;
+    cache->nodes = malloc(bytes);
+    if (!cache->nodes)
+        return HBS_ERR_NO_MEMORY;
+    cache->layers = layers;
+    cache->n = p->n;
+    cache->tree_bytes = (((size_t)2 << p->hp) - 1) * p->n;
+    for (unsigned i = 0; i < layers; i++) {
+        cache_run r = {c, cache, i, cache->nodes + cache_trees_before(p, i) * cache->tree_bytes};
+        /* one tree: its leaves are spread over threads; many trees: one per thread */
+        hbs_parallel_for((size_t)1 << (p->hp * i), cache_tree_task, &r);
+    }
+    return HBS_OK;
+}
+
+void hbs_slhdsa_ht_cache_free(slhdsa_ht_cache *cache)
+{
+    free(cache->nodes);
+    memset(cache, 0, sizeof *cache);
+}
+
+const uint8_t *hbs_slhdsa_ht_cache_root(const slhdsa_ht_cache *cache)
+{
+    /* the top tree comes first, and its root is its last node */
+    return cache->nodes + cache->tree_bytes - cache->n;
+}
+
+/* ---- signing ---- */
+
+size_t hbs_slhdsa_ht_sign_jobs(const slhdsa_ctx *c, uint8_t *sig, uint64_t idx_tree,
+                               uint32_t idx_leaf, const slhdsa_ht_cache *cache,
+                               slhdsa_xmss_tree *trees, uint32_t *leaves, hbs_merkle_job *jobs,
+                               uint8_t *roots)
+{
+    const hbs_slhdsa_params *p = c->p;
+    const unsigned cached = cache ? cache->layers : 0;
+    size_t njobs = 0;
     /* Every layer's tree and leaf follow from the digest, so all d trees can be built at
      * once; only the WOTS+ signatures chain the layers together. */
     for (uint32_t layer = 0; layer < p->d; layer++) {
+        uint8_t *root = roots + (size_t)layer * p->n;
+        uint8_t *auth = sig + (size_t)layer * p->xmss_sig_bytes + p->wots_sig_bytes;
         hbs_slhdsa_xmss_tree_init(&trees[layer], c, layer, idx_tree);
-        jobs[layer].tree = &trees[layer].t;
-        jobs[layer].root = roots + (size_t)layer * p->n;
-        jobs[layer].auth = sig + (size_t)layer * p->xmss_sig_bytes + p->wots_sig_bytes;
-        jobs[layer].idx = idx_leaf;
+        leaves[layer] = idx_leaf;
+        if (layer + cached >= p->d) {
+            const unsigned from_top = p->d - 1 - layer;
+            const uint8_t *nodes =
+                cache->nodes + (cache_trees_before(p, from_top) + idx_tree) * cache->tree_bytes;
+            hbs_merkle_full_lookup(&trees[layer].t, nodes, root, auth, idx_leaf);
+        } else {
+            jobs[njobs].tree = &trees[layer].t;
+            jobs[njobs].root = root;
+            jobs[njobs].auth = auth;
+            jobs[njobs].idx = idx_leaf;
+            njobs++;
+        }
         idx_leaf = (uint32_t)(idx_tree & ((1u << p->hp) - 1));
         idx_tree >>= p->hp;
     }
+    return njobs;
 }
 
 void hbs_slhdsa_ht_sign_finish(const slhdsa_ctx *c, uint8_t *sig, const uint8_t *msg,
                                const uint8_t *roots, const slhdsa_xmss_tree *trees,
-                               const hbs_merkle_job *jobs)
+                               const uint32_t *leaves)
 {
     const hbs_slhdsa_params *p = c->p;
     for (uint32_t layer = 0; layer < p->d; layer++) {
         const uint8_t *m = layer == 0 ? msg : roots + (size_t)(layer - 1) * p->n;
         hbs_slhdsa_wots_sign(c, sig + (size_t)layer * p->xmss_sig_bytes, m, &trees[layer].tree,
-                             jobs[layer].idx);
+                             leaves[layer]);
     }
 }
 

@@ -20,17 +20,37 @@ void hbs_slhdsa_xmss_tree_init(slhdsa_xmss_tree *xt, const slhdsa_ctx *c, uint32
 int hbs_slhdsa_xmss_tree(const slhdsa_ctx *c, uint8_t *root, uint8_t *auth, uint32_t layer,
                          uint64_t tree, uint32_t idx);
 
-/* The first half of ht_sign: sets up d Merkle jobs, one per layer, whose paths go into sig
- * (d * (len + h') * n bytes) and roots to roots[j*n]. Run them, then finish. */
-void hbs_slhdsa_ht_sign_jobs(const slhdsa_ctx *c, uint8_t *sig, uint64_t idx_tree,
-                             uint32_t idx_leaf, slhdsa_xmss_tree *trees, hbs_merkle_job *jobs,
-                             uint8_t *roots);
+/* The top hypertree layers of one key with every node stored: a signer's cache. Cached
+ * layer i (counted from the top, layer d-1-i) holds 2^(h'*i) trees. */
+typedef struct {
+    unsigned layers;
+    size_t n;
+    size_t tree_bytes; /* (2^(h'+1) - 1) * n */
+    uint8_t *nodes;    /* the top tree, then the next layer's trees in order, ... */
+} slhdsa_ht_cache;
+
+/* Bytes a cache of `layers` layers takes, or 0 if that overflows. */
+size_t hbs_slhdsa_ht_cache_bytes(const hbs_slhdsa_params *p, unsigned layers);
+/* Builds the cache (allocating it); returns 0, HBS_ERR_NO_MEMORY or HBS_ERR_INVALID_ARGUMENT. */
+int hbs_slhdsa_ht_cache_build(slhdsa_ht_cache *cache, const slhdsa_ctx *c, unsigned layers);
+void hbs_slhdsa_ht_cache_free(slhdsa_ht_cache *cache);
+/* Root of the whole hypertree, from the cache (layers >= 1). */
+const uint8_t *hbs_slhdsa_ht_cache_root(const slhdsa_ht_cache *cache);
+
+/* The first half of ht_sign: sets up a Merkle job per layer not in the cache (which may be
+ * NULL), whose paths go into sig (d * (len + h') * n bytes) and roots to roots[j*n]; cached
+ * layers are filled in at once. Fills trees[] and leaves[] for every layer and returns the
+ * number of jobs. Run them, then finish. */
+size_t hbs_slhdsa_ht_sign_jobs(const slhdsa_ctx *c, uint8_t *sig, uint64_t idx_tree,
+                               uint32_t idx_leaf, const slhdsa_ht_cache *cache,
+                               slhdsa_xmss_tree *trees, uint32_t *leaves, hbs_merkle_job *jobs,
+                               uint8_t *roots);
 
 /* The second half: the WOTS+ signature of each layer, over msg (the FORS public key) at
  * layer 0 and over the root of the layer below elsewhere. */
 void hbs_slhdsa_ht_sign_finish(const slhdsa_ctx *c, uint8_t *sig, const uint8_t *msg,
                                const uint8_t *roots, const slhdsa_xmss_tree *trees,
-                               const hbs_merkle_job *jobs);
+                               const uint32_t *leaves);
 
 /* ht_verify's computation: the hypertree root a signature implies (compare with PK.root). */
 void hbs_slhdsa_ht_root_from_sig(const slhdsa_ctx *c, uint8_t *root, const uint8_t *sig,

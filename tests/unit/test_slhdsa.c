@@ -211,7 +211,60 @@ static void test_merkle_generic(void)
     }
 }
 
+/* A signer's cached layers and any thread count give byte-identical signatures. */
+static void test_signer_cache_and_threads(void)
+{
+    static const hbs_slhdsa_id ids[] = {HBS_SLHDSA_SHA2_128F, HBS_SLHDSA_SHAKE_256F,
+                                        HBS_SLHDSA_SHA2_192F, HBS_SLHDSA_SHA2_128S};
+    const unsigned saved = hbs_get_threads();
+    for (size_t t = 0; t < sizeof ids / sizeof ids[0]; t++) {
+        const hbs_slhdsa_params *p = hbs_slhdsa_params_get(ids[t]);
+        const size_t L = hbs_slhdsa_sig_bytes(p);
+        uint8_t seed[96], sk[128], pk[64], msg[33], ctx[3] = {1, 2, 3};
+        uint8_t *want = malloc(L), *got = malloc(L);
+        test_rand_bytes(seed, sizeof seed);
+        test_rand_bytes(msg, sizeof msg);
+        CHECK_INT(hbs_set_threads(1), HBS_OK);
+        CHECK_INT(hbs_slhdsa_keygen_from_seed(p, sk, pk, seed), HBS_OK);
+        CHECK_INT(hbs_slhdsa_sign_ex(p, want, msg, sizeof msg, ctx, sizeof ctx, HBS_PREHASH_NONE,
+                                     sk, NULL), HBS_OK);
+        for (unsigned threads = 2; threads <= 5; threads += 3) {
+            CHECK_INT(hbs_set_threads(threads), HBS_OK);
+            CHECK_INT(hbs_slhdsa_sign_ex(p, got, msg, sizeof msg, ctx, sizeof ctx,
+                                         HBS_PREHASH_NONE, sk, NULL), HBS_OK);
+            CHECK_MSG(memcmp(want, got, L) == 0, "%s: %u threads differ", hbs_slhdsa_name(p),
+                      threads);
+        }
+        const unsigned max_layers = ids[t] == HBS_SLHDSA_SHA2_128S ? 1 : 2;
+        for (unsigned layers = 0; layers <= max_layers; layers++) {
+            hbs_slhdsa_signer *s = NULL;
+            CHECK_INT(hbs_slhdsa_signer_new(&s, p, sk, layers), HBS_OK);
+            if (!s)
+                continue;
+            CHECK(hbs_slhdsa_signer_params(s) == p);
+            CHECK_INT(hbs_slhdsa_signer_sign(s, got, msg, sizeof msg, ctx, sizeof ctx,
+                                             HBS_PREHASH_NONE, NULL), HBS_OK);
+            CHECK_MSG(memcmp(want, got, L) == 0, "%s: signer with %u cached layers differs",
+                      hbs_slhdsa_name(p), layers);
+            CHECK_INT(hbs_slhdsa_signer_sign_internal(s, got, msg, sizeof msg, pk), HBS_OK);
+            CHECK_INT(hbs_slhdsa_verify_internal(p, got, L, msg, sizeof msg, pk), HBS_OK);
+            hbs_slhdsa_signer_free(s);
+        }
+        /* a secret key whose PK.root is wrong is refused */
+        hbs_slhdsa_signer *bad = NULL;
+        sk[3 * hbs_slhdsa_n(p)] ^= 1;
+        CHECK_INT(hbs_slhdsa_signer_new(&bad, p, sk, 1), HBS_ERR_MALFORMED_KEY);
+        CHECK_INT(hbs_slhdsa_signer_new(&bad, p, sk, 0), HBS_ERR_MALFORMED_KEY);
+        CHECK(bad == NULL);
+        CHECK_INT(hbs_slhdsa_signer_new(&bad, p, sk, 1000), HBS_ERR_INVALID_ARGUMENT);
+        free(want);
+        free(got);
+    }
+    CHECK_INT(hbs_set_threads(saved), HBS_OK);
+}
+
 const hbs_test hbs_tests_slhdsa[] = {
+    {"slhdsa_signer_cache_threads", test_signer_cache_and_threads},
     {"slhdsa_params_table", test_params_table},
     {"slhdsa_prehash_names", test_prehash_names},
     {"slhdsa_external_is_internal", test_external_is_internal_of_mprime},
