@@ -125,24 +125,29 @@ void hbs_slhdsa_fors_pk_from_sig(const slhdsa_ctx *c, uint8_t *pk, const uint8_t
                                  const uint8_t *md, const slhdsa_adrs *kp)
 {
     const hbs_slhdsa_params *p = c->p;
-    const size_t n = p->n;
+    const size_t n = p->n, tree_sig = (size_t)(p->a + 1) * n;
     uint32_t idx[SLHDSA_MAX_K];
-    uint8_t roots[SLHDSA_MAX_K * SLHDSA_MAX_N];
-    uint8_t scratch[2 * SLHDSA_MAX_N];
-    slhdsa_adrs leaf[SLHDSA_MAX_K];
+    uint8_t nodes[SLHDSA_MAX_K * SLHDSA_MAX_N], pairs[SLHDSA_MAX_K * 2 * SLHDSA_MAX_N];
+    slhdsa_adrs adrs[SLHDSA_MAX_K];
 
     fors_indices(p, idx, md);
-    /* all k leaves in one batch, then each path */
+    /* The k paths are independent: climb them side by side, one batch of k per level. */
     for (uint32_t i = 0; i < p->k; i++) {
-        fors_set_adrs(&leaf[i], kp, ADRS_FORS_TREE, 0, (i << p->a) + idx[i]);
-        memcpy(roots + i * n, sig + (size_t)i * (p->a + 1) * n, n);
+        fors_set_adrs(&adrs[i], kp, ADRS_FORS_TREE, 0, (i << p->a) + idx[i]);
+        memcpy(nodes + i * n, sig + i * tree_sig, n);
     }
-    hbs_slhdsa_thash_many(c, roots, roots, 1, leaf, p->k);
-    for (uint32_t i = 0; i < p->k; i++) {
-        slhdsa_fors_tree ft;
-        fors_tree_init(&ft, c, kp, i);
-        hbs_merkle_climb(&ft.t, roots + i * n, sig + (size_t)i * (p->a + 1) * n + n, idx[i],
-                         scratch);
+    hbs_slhdsa_thash_many(c, nodes, nodes, 1, adrs, p->k);
+    for (uint32_t z = 0; z < p->a; z++) {
+        for (uint32_t i = 0; i < p->k; i++) {
+            const uint8_t *auth = sig + i * tree_sig + n + (size_t)z * n;
+            const uint32_t pos = (i << p->a) + idx[i];
+            const int right = (pos >> z) & 1;
+            memcpy(pairs + (2 * i + (right ? 1 : 0)) * n, nodes + i * n, n);
+            memcpy(pairs + (2 * i + (right ? 0 : 1)) * n, auth, n);
+            adrs_set_tree_height(&adrs[i], z + 1);
+            adrs_set_tree_index(&adrs[i], pos >> (z + 1));
+        }
+        hbs_slhdsa_thash_many(c, nodes, pairs, 2, adrs, p->k);
     }
-    hbs_slhdsa_fors_pk_from_roots(c, pk, roots, kp);
+    hbs_slhdsa_fors_pk_from_roots(c, pk, nodes, kp);
 }
