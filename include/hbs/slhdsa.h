@@ -199,6 +199,32 @@ HBS_API HBS_WARN_UNUSED_RESULT int hbs_slhdsa_verify_internal(const hbs_slhdsa_p
                                                               const uint8_t *m, size_t mlen,
                                                               const uint8_t *pk);
 
+/* ---- Batches: many messages at once, every core busy ------------------------------------
+ * Signatures are spread over the thread pool, one per thread; with a single message, the
+ * trees inside the signature are spread instead.
+ *
+ * hbs_slhdsa_sign_many signs msgs[i] (msglens[i] bytes) into sigs + i * sig_bytes, all with
+ * the same context and pre-hash; addrnd is NULL (deterministic) or count * n bytes of fresh
+ * randomness. On failure every signature is zeroed. */
+HBS_API HBS_WARN_UNUSED_RESULT int hbs_slhdsa_sign_many(const hbs_slhdsa_signer *s, uint8_t *sigs,
+                                                        const uint8_t *const *msgs,
+                                                        const size_t *msglens, size_t count,
+                                                        const uint8_t *ctx, size_t ctxlen,
+                                                        hbs_prehash ph, const uint8_t *addrnd);
+
+/* Verifies count signatures, each under its own public key pks[i] (pass the same pointer
+ * for one key), with one context and pre-hash. results[i] gets 0 or HBS_ERR_VERIFY_FAILED;
+ * the return value is 0 if all are valid, HBS_ERR_VERIFY_FAILED if any is not, or another
+ * HBS_ERR_* for misuse. */
+HBS_API HBS_WARN_UNUSED_RESULT int hbs_slhdsa_verify_many(const hbs_slhdsa_params *p, int *results,
+                                                          const uint8_t *const *sigs,
+                                                          const size_t *siglens,
+                                                          const uint8_t *const *msgs,
+                                                          const size_t *msglens, size_t count,
+                                                          const uint8_t *ctx, size_t ctxlen,
+                                                          hbs_prehash ph,
+                                                          const uint8_t *const *pks);
+
 #ifdef __cplusplus
 }
 #endif

@@ -263,7 +263,55 @@ static void test_signer_cache_and_threads(void)
     CHECK_INT(hbs_set_threads(saved), HBS_OK);
 }
 
+static void test_batches(void)
+{
+    const hbs_slhdsa_params *p = hbs_slhdsa_params_get(HBS_SLHDSA_SHAKE_128F);
+    const size_t L = hbs_slhdsa_sig_bytes(p);
+    enum { COUNT = 6 };
+    uint8_t seed[48], sk[64], pk[32], msgbuf[COUNT][20], rnd[COUNT * 16];
+    const uint8_t *msgs[COUNT], *sigp[COUNT], *pks[COUNT];
+    size_t lens[COUNT], siglens[COUNT];
+    int results[COUNT];
+    uint8_t *sigs = malloc(COUNT * L), *one = malloc(L);
+    hbs_slhdsa_signer *s = NULL;
+
+    test_rand_bytes(seed, sizeof seed);
+    test_rand_bytes(rnd, sizeof rnd);
+    CHECK_INT(hbs_slhdsa_keygen_from_seed(p, sk, pk, seed), HBS_OK);
+    CHECK_INT(hbs_slhdsa_signer_new(&s, p, sk, 1), HBS_OK);
+    for (int i = 0; i < COUNT; i++) {
+        test_rand_bytes(msgbuf[i], sizeof msgbuf[i]);
+        msgs[i] = msgbuf[i];
+        lens[i] = (size_t)i * 3; /* lengths 0, 3, 6, ... */
+        sigp[i] = sigs + (size_t)i * L;
+        siglens[i] = L;
+        pks[i] = pk;
+    }
+    for (int pass = 0; pass < 2; pass++) {
+        const uint8_t *r = pass ? rnd : NULL;
+        CHECK_INT(hbs_slhdsa_sign_many(s, sigs, msgs, lens, COUNT, NULL, 0, HBS_PREHASH_NONE, r),
+                  HBS_OK);
+        for (int i = 0; i < COUNT; i++) {
+            CHECK_INT(hbs_slhdsa_sign_ex(p, one, msgs[i], lens[i], NULL, 0, HBS_PREHASH_NONE, sk,
+                                         r ? r + i * 16 : NULL), HBS_OK);
+            CHECK_MEM(one, sigs + (size_t)i * L, L);
+        }
+        CHECK_INT(hbs_slhdsa_verify_many(p, results, sigp, siglens, msgs, lens, COUNT, NULL, 0,
+                                         HBS_PREHASH_NONE, pks), HBS_OK);
+    }
+    sigs[3 * L + 100] ^= 1;
+    siglens[5] = L - 1;
+    CHECK_INT(hbs_slhdsa_verify_many(p, results, sigp, siglens, msgs, lens, COUNT, NULL, 0,
+                                     HBS_PREHASH_NONE, pks), HBS_ERR_VERIFY_FAILED);
+    for (int i = 0; i < COUNT; i++)
+        CHECK_INT(results[i], i == 3 || i == 5 ? HBS_ERR_VERIFY_FAILED : HBS_OK);
+    hbs_slhdsa_signer_free(s);
+    free(sigs);
+    free(one);
+}
+
 const hbs_test hbs_tests_slhdsa[] = {
+    {"slhdsa_batches", test_batches},
     {"slhdsa_signer_cache_threads", test_signer_cache_and_threads},
     {"slhdsa_params_table", test_params_table},
     {"slhdsa_prehash_names", test_prehash_names},
