@@ -1,0 +1,424 @@
+/* hbs bench: median, min and max latency and throughput of keygen, sign and verify.
+ *
+ * Each of --threads workers repeats the operation and times every run on the monotonic
+ * clock; the latencies of all workers are pooled for median/min/max, and throughput is
+ * all operations over the wall time from the first start to the last finish. Inside one
+ * operation the library may itself use --op-threads threads (hbs_set_threads). */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+enum { OPT_ALG = 1, OPT_THREADS, OPT_OP_THREADS, OPT_JSON, OPT_OPS, OPT_MIN_TIME,
+       OPT_ITERATIONS };
+
+static const hbs_cli_option options[] = {
+    {OPT_ALG, 'a', "algorithm", "ALG", "parameter set to measure (repeatable; default all)"},
+    {OPT_THREADS, 0, "threads", "N", "run N workers at once (default 1)"},
+    {OPT_OP_THREADS, 0, "op-threads", "M", "library threads inside one operation (default: "
+                                           "all cores with 1 worker, else 1)"},
+    {OPT_JSON, 0, "json", "FILE", "also write the results as a JSON array of records"},
+    {OPT_OPS, 0, "ops", "LIST", "operations, comma-separated (default keygen,sign,verify)"},
+    {OPT_MIN_TIME, 0, "min-time", "SECONDS", "time per operation and worker (default 1)"},
+    {OPT_ITERATIONS, 0, "iterations", "N", "exactly N runs per operation and worker"},
+    {0, 0, NULL, NULL, NULL},
+};
+
+enum { OP_KEYGEN, OP_SIGN, OP_VERIFY, NUM_OPS };
+static const char *const op_names[NUM_OPS] = {"keygen", "sign", "verify"};
+
+/* Every sample set has at least this many runs, however slow the operation (s-set signing
+ * takes about a second with portable code). */
+#define MIN_SAMPLES 3
+#define MAX_THREADS 1024
+
+typedef struct {
+    const hbs_slhdsa_params *algs[HBS_SLHDSA_NUM_PARAMS];
+    size_t nalgs;
+    int ops[NUM_OPS];
+    unsigned long threads;    /* concurrent workers */
+    unsigned long op_threads; /* library threads per operation; 0: the default */
+    unsigned long iterations; /* 0: adaptive */
+    double min_time;
+    const char *json;
+} bench_args;
+
+/* What every worker of one measurement shares (read-only while they run). */
+typedef struct {
+    const hbs_slhdsa_params *p;
+    int op;
+    const uint8_t *sk, *pk, *msg, *sig; /* fixture made before timing */
+    size_t msglen;
+    unsigned long iterations;
+    double min_time;
+} bench_job;
+
+typedef struct {
+    const bench_job *job;
+    double *samples; /* milliseconds */
+    size_t count, cap;
+    double start, end;
+    int error; /* HBS_ERR_* of a failed operation, or 0 */
+} bench_worker;
+
+typedef struct {
+    const hbs_slhdsa_params *p;
+    int op;
+    hbs_cli_stats st;
+    double ops_per_s;
+} bench_record;
+
+static int add_alg(bench_args *a, const char *name)
+{
+    const hbs_slhdsa_params *p;
+    if (hbs_cli_params(name, &p))
+        return HBS_CLI_ERROR;
+    for (size_t i = 0; i < a->nalgs; i++)
+        if (a->algs[i] == p)
+            return HBS_CLI_OK;
+    a->algs[a->nalgs++] = p;
+    return HBS_CLI_OK;
+}
+
+static int parse_ops(bench_args *a, const char *list)
+{
+    memset(a->ops, 0, sizeof a->ops);
+    const char *s = list;
+    for (;;) {
+        size_t len = strcspn(s, ",");
+        int found = 0;
+        for (int op = 0; op < NUM_OPS; op++) {
+            if (strlen(op_names[op]) == len && strncmp(op_names[op], s, len) == 0) {
+                a->ops[op] = found = 1;
+            }
+        }
+        if (!found)
+            return hbs_cli_error("--ops", "unknown operation '%.*s' (keygen, sign, verify)",
+                                 (int)len, s);
+        if (s[len] == '\0')
+            return HBS_CLI_OK;
+        s += len + 1;
+    }
+}
+
+static int parse_args(bench_args *a, int argc, char **argv)
+{
+    hbs_cli_parser ps;
+    const char *v;
+    int id, rc = HBS_CLI_OK;
+    memset(a, 0, sizeof *a);
+    a->threads = 1;
+    a->min_time = 1.0;
+    for (int op = 0; op < NUM_OPS; op++)
+        a->ops[op] = 1;
+    hbs_cli_parser_init(&ps, &hbs_cli_cmd_bench, argc, argv);
+    while (rc == HBS_CLI_OK && (id = hbs_cli_parser_next(&ps, &v)) > 0) {
+        switch (id) {
+        case OPT_ALG: rc = add_alg(a, v); break;
+        case OPT_THREADS:
+            rc = hbs_cli_parse_uint("--threads", v, 1, MAX_THREADS, &a->threads);
+            break;
+        case OPT_OP_THREADS:
+            rc = hbs_cli_parse_uint("--op-threads", v, 1, MAX_THREADS, &a->op_threads);
+            break;
+        case OPT_JSON: a->json = v; break;
+        case OPT_OPS: rc = parse_ops(a, v); break;
+        case OPT_MIN_TIME: rc = hbs_cli_parse_seconds("--min-time", v, &a->min_time); break;
+        case OPT_ITERATIONS:
+            rc = hbs_cli_parse_uint("--iterations", v, 1, 1000000, &a->iterations);
+            break;
+        }
+    }
+    if (rc != HBS_CLI_OK)
+        return rc;
+    if ((id = hbs_cli_parser_end(id)) != HBS_CLI_OK)
+        return id;
+    if (a->nalgs == 0)
+        for (int i = 0; i < HBS_SLHDSA_NUM_PARAMS; i++)
+            a->algs[a->nalgs++] = hbs_slhdsa_params_get((hbs_slhdsa_id)i);
+    return HBS_CLI_OK;
+}
+
+static int push_sample(bench_worker *w, double ms)
+{
+    if (w->count == w->cap) {
+        size_t cap = w->cap ? 2 * w->cap : 64;
+        double *ns = realloc(w->samples, cap * sizeof *ns);
+        if (!ns)
+            return HBS_ERR_NO_MEMORY;
+        w->samples = ns;
+        w->cap = cap;
+    }
+    w->samples[w->count++] = ms;
+    return HBS_OK;
+}
+
+static int run_op(const bench_job *j, uint8_t *sk, uint8_t *pk, uint8_t *sig)
+{
+    size_t siglen = hbs_slhdsa_sig_bytes(j->p);
+    switch (j->op) {
+    case OP_KEYGEN: return hbs_slhdsa_keygen(j->p, sk, pk);
+    case OP_SIGN: return hbs_slhdsa_sign(j->p, sig, j->msg, j->msglen, NULL, 0, j->sk);
+    default: return hbs_slhdsa_verify(j->p, j->sig, siglen, j->msg, j->msglen, NULL, 0, j->pk);
+    }
+}
+
+static void *worker_main(void *arg)
+{
+    bench_worker *w = arg;
+    const bench_job *j = w->job;
+    uint8_t sk[HBS_SLHDSA_MAX_SK_BYTES], pk[HBS_SLHDSA_MAX_PK_BYTES];
+    uint8_t *sig = malloc(HBS_SLHDSA_MAX_SIG_BYTES);
+    if (!sig) {
+        w->error = HBS_ERR_NO_MEMORY;
+        return NULL;
+    }
+    w->start = hbs_cli_now();
+    for (;;) {
+        double t = hbs_cli_now();
+        if (j->iterations ? w->count >= j->iterations
+                          : w->count >= MIN_SAMPLES && t - w->start >= j->min_time)
+            break;
+        int err = run_op(j, sk, pk, sig);
+        double ms = (hbs_cli_now() - t) * 1e3;
+        if (!err)
+            err = push_sample(w, ms);
+        if (err) {
+            w->error = err;
+            break;
+        }
+    }
+    w->end = hbs_cli_now();
+    hbs_memzero(sk, sizeof sk);
+    free(sig);
+    return NULL;
+}
+
+/* Runs one measurement with `threads` workers and pools their samples into rec. */
+static int measure(bench_record *rec, const bench_job *job, unsigned long threads)
+{
+    bench_worker *w = calloc(threads, sizeof *w);
+    pthread_t *tid = calloc(threads, sizeof *tid);
+    int rc = HBS_CLI_OK;
+    unsigned long started = 0;
+    if (!w || !tid) {
+        free(w);
+        free(tid);
+        return hbs_cli_error("bench", "out of memory");
+    }
+    for (unsigned long i = 0; i < threads; i++)
+        w[i].job = job;
+    if (threads == 1) {
+        worker_main(&w[0]);
+        started = 1;
+    } else {
+        for (; started < threads; started++)
+            if (pthread_create(&tid[started], NULL, worker_main, &w[started]) != 0)
+                break;
+        for (unsigned long i = 0; i < started; i++)
+            pthread_join(tid[i], NULL);
+        if (started < threads)
+            rc = hbs_cli_error("bench", "cannot start %lu threads", threads);
+    }
+
+    size_t total = 0;
+    double first = 0, last = 0;
+    for (unsigned long i = 0; i < started; i++) {
+        if (w[i].error && rc == HBS_CLI_OK)
+            rc = hbs_cli_error("bench", "%s %s failed: %s", hbs_slhdsa_name(job->p),
+                               op_names[job->op], hbs_strerror(w[i].error));
+        total += w[i].count;
+        if (i == 0 || w[i].start < first)
+            first = w[i].start;
+        if (i == 0 || w[i].end > last)
+            last = w[i].end;
+    }
+    double *all = rc == HBS_CLI_OK ? malloc((total ? total : 1) * sizeof *all) : NULL;
+    if (rc == HBS_CLI_OK && !all)
+        rc = hbs_cli_error("bench", "out of memory");
+    if (all) {
+        size_t k = 0;
+        for (unsigned long i = 0; i < started; i++) {
+            memcpy(all + k, w[i].samples, w[i].count * sizeof *all);
+            k += w[i].count;
+        }
+        rec->p = job->p;
+        rec->op = job->op;
+        hbs_cli_stats_compute(&rec->st, all, total);
+        rec->ops_per_s = last > first ? (double)total / (last - first) : 0;
+        free(all);
+    }
+    for (unsigned long i = 0; i < threads; i++)
+        free(w[i].samples);
+    free(w);
+    free(tid);
+    return rc;
+}
+
+static const hbs_cli_column columns[] = {
+    {"algorithm", 20, 1}, {"op", 6, 1},       {"backend", 14, 1}, {"threads", 7, 0},
+    {"op thr", 6, 0},     {"median ms", 11, 0}, {"min ms", 11, 0},  {"max ms", 11, 0},
+    {"ops/s", 10, 0},     {"runs", 6, 0},
+};
+#define NUM_COLUMNS (sizeof columns / sizeof columns[0])
+
+static void print_header(FILE *out, const bench_args *a)
+{
+    char cpu[256], date[64], backend[128];
+    time_t now = time(NULL);
+    struct tm tm;
+    hbs_cli_cpu_model(cpu, sizeof cpu);
+    if (gmtime_r(&now, &tm))
+        strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    else
+        snprintf(date, sizeof date, "unknown");
+    hbs_cli_backend_line(backend, sizeof backend);
+    const char *commit = getenv("HBS_GIT_COMMIT");
+
+    fprintf(out, "hbs %s bench, %s\n", hbs_version(), date);
+    fprintf(out, "cpu: %s (%ld logical CPUs online)\n", cpu, sysconf(_SC_NPROCESSORS_ONLN));
+    if (commit && *commit)
+        fprintf(out, "commit: %s\n", commit);
+    fprintf(out, "backend: %s per operation; %lu worker%s at once\n", backend, a->threads,
+            a->threads == 1 ? "" : "s");
+    fprintf(out, "GPU: not used (none in this build)\n");
+    if (a->iterations)
+        fprintf(out, "runs: %lu per operation and thread\n", a->iterations);
+    else
+        fprintf(out, "runs: at least %d and %.2f s per operation and thread\n", MIN_SAMPLES,
+                a->min_time);
+    fprintf(out, "workload: %d-byte message, pure SLH-DSA, empty context, hedged signing\n\n",
+            32);
+}
+
+static void print_row(FILE *out, const bench_record *r, const char *backend,
+                      const bench_args *a)
+{
+    char th[32], opth[32], med[32], mn[32], mx[32], ops[32], runs[32];
+    snprintf(th, sizeof th, "%lu", a->threads);
+    snprintf(opth, sizeof opth, "%lu", a->op_threads);
+    snprintf(med, sizeof med, "%.3f", r->st.median);
+    snprintf(mn, sizeof mn, "%.3f", r->st.min);
+    snprintf(mx, sizeof mx, "%.3f", r->st.max);
+    snprintf(ops, sizeof ops, "%.1f", r->ops_per_s);
+    snprintf(runs, sizeof runs, "%zu", r->st.count);
+    const char *cells[NUM_COLUMNS] = {hbs_slhdsa_name(r->p), op_names[r->op], backend, th,
+                                      opth, med, mn, mx, ops, runs};
+    hbs_cli_table_row(out, columns, NUM_COLUMNS, cells);
+}
+
+/* The records as a JSON array, one object a line. */
+static int write_json(const char *path, const bench_record *recs, size_t n,
+                      const char *backend, const bench_args *a)
+{
+    size_t cap = 64 + n * 320, used = 0;
+    char *buf = malloc(cap);
+    if (!buf)
+        return hbs_cli_error("bench", "out of memory");
+    used += (size_t)snprintf(buf, cap, "[\n");
+    for (size_t i = 0; i < n; i++) {
+        const bench_record *r = &recs[i];
+        used += (size_t)snprintf(
+            buf + used, cap - used,
+            "  {\"alg\": \"%s\", \"op\": \"%s\", \"backend\": \"%s\", \"threads\": %lu, "
+            "\"op_threads\": %lu, \"batch\": 1, \"median_ms\": %.6f, \"min_ms\": %.6f, "
+            "\"max_ms\": %.6f, \"ops_per_s\": %.3f}%s\n",
+            hbs_slhdsa_name(r->p), op_names[r->op], backend, a->threads, a->op_threads,
+            r->st.median, r->st.min, r->st.max, r->ops_per_s, i + 1 < n ? "," : "");
+    }
+    used += (size_t)snprintf(buf + used, cap - used, "]\n");
+    int rc = hbs_cli_write_file(path, (const uint8_t *)buf, used, 0);
+    free(buf);
+    return rc;
+}
+
+/* Keys and a signature for one parameter set, made before anything is timed. */
+typedef struct {
+    uint8_t sk[HBS_SLHDSA_MAX_SK_BYTES], pk[HBS_SLHDSA_MAX_PK_BYTES];
+    uint8_t msg[32];
+    uint8_t *sig;
+} bench_fixture;
+
+static int make_fixture(bench_fixture *f, const hbs_slhdsa_params *p)
+{
+    for (size_t i = 0; i < sizeof f->msg; i++)
+        f->msg[i] = (uint8_t)i;
+    int err = hbs_slhdsa_keygen(p, f->sk, f->pk);
+    if (!err)
+        err = hbs_slhdsa_sign(p, f->sig, f->msg, sizeof f->msg, NULL, 0, f->sk);
+    if (!err)
+        err = hbs_slhdsa_verify(p, f->sig, hbs_slhdsa_sig_bytes(p), f->msg, sizeof f->msg,
+                                NULL, 0, f->pk);
+    if (err)
+        return hbs_cli_error("bench", "%s: %s", hbs_slhdsa_name(p), hbs_strerror(err));
+    return HBS_CLI_OK;
+}
+
+static int run(int argc, char **argv)
+{
+    bench_args a;
+    int rc = parse_args(&a, argc, argv);
+    if (rc)
+        return rc == HBS_CLI_DONE ? HBS_CLI_OK : rc;
+
+    /* Several workers already fill the cores: by default each runs single-threaded, which
+     * also keeps them from queueing for the library's one shared thread pool. */
+    if (!a.op_threads)
+        a.op_threads = a.threads == 1 ? hbs_get_threads() : 1;
+    if (hbs_set_threads((unsigned)a.op_threads) != HBS_OK)
+        return hbs_cli_error("--op-threads", "%lu is more than the library allows",
+                             a.op_threads);
+
+    /* With the JSON on stdout the table goes to stderr, so the two never mix. */
+    FILE *out = a.json && hbs_cli_is_std(a.json) ? stderr : stdout;
+    char backend[64];
+    snprintf(backend, sizeof backend, "cpu-%s", hbs_backend_name());
+    bench_record *recs = calloc(a.nalgs * NUM_OPS, sizeof *recs);
+    bench_fixture fx;
+    fx.sig = malloc(HBS_SLHDSA_MAX_SIG_BYTES);
+    if (!recs || !fx.sig) {
+        free(recs);
+        free(fx.sig);
+        return hbs_cli_error("bench", "out of memory");
+    }
+
+    print_header(out, &a);
+    hbs_cli_table_header(out, columns, NUM_COLUMNS);
+    size_t nrec = 0;
+    for (size_t i = 0; i < a.nalgs && rc == HBS_CLI_OK; i++) {
+        const hbs_slhdsa_params *p = a.algs[i];
+        rc = make_fixture(&fx, p);
+        for (int op = 0; op < NUM_OPS && rc == HBS_CLI_OK; op++) {
+            if (!a.ops[op])
+                continue;
+            bench_job job = {p, op, fx.sk, fx.pk, fx.msg, fx.sig, sizeof fx.msg,
+                             a.iterations, a.min_time};
+            rc = measure(&recs[nrec], &job, a.threads);
+            if (rc == HBS_CLI_OK)
+                print_row(out, &recs[nrec++], backend, &a);
+        }
+    }
+    hbs_memzero(fx.sk, sizeof fx.sk);
+    free(fx.sig);
+    if (rc == HBS_CLI_OK && a.json)
+        rc = write_json(a.json, recs, nrec, backend, &a);
+    free(recs);
+    return rc;
+}
+
+const hbs_cli_command hbs_cli_cmd_bench = {
+    "bench",
+    run,
+    "[-a ALG]... [--threads N] [--op-threads M] [--json FILE] [--ops keygen,sign,verify] "
+    "[--min-time SECONDS] [--iterations N]",
+    "Measure key generation, signing and verification: median, min, max and throughput.",
+    "Each operation runs at least 3 times and for --min-time seconds (or exactly --iterations\n"
+    "times) in each of --threads workers; the latencies of all workers give the median, min\n"
+    "and max, and ops/s is all runs over the wall time. The JSON file is an array of records\n"
+    "{alg, op, backend, threads, op_threads, batch, median_ms, min_ms, max_ms, ops_per_s}\n"
+    "where threads counts the workers and op_threads the library's threads in each.",
+    options,
+};

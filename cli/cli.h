@@ -1,0 +1,167 @@
+/* The hbs command-line tool: what the command files share.
+ *
+ * Exit codes: 0 success (for verify: the signature is valid), 1 the signature is invalid
+ * (verify only), 2 any other error, reported as one line "hbs: <what>: <why>" on stderr.
+ */
+#ifndef HBS_CLI_H
+#define HBS_CLI_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "hbs/keyfile.h"
+#include "hbs/slhdsa.h"
+
+enum { HBS_CLI_OK = 0, HBS_CLI_INVALID = 1, HBS_CLI_ERROR = 2 };
+/* Not an exit code: "stop here with success" (after printing help), for argument parsers. */
+#define HBS_CLI_DONE (-1)
+
+#if defined(__GNUC__) || defined(__clang__)
+#define HBS_CLI_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define HBS_CLI_PRINTF(a, b)
+#endif
+
+/* Prints "hbs: <what>: <why>" on stderr and returns HBS_CLI_ERROR, so callers can
+ * `return hbs_cli_error(...)`. */
+int hbs_cli_error(const char *what, const char *fmt, ...) HBS_CLI_PRINTF(2, 3);
+
+/* ---- options (opts.c) ---------------------------------------------------------------- */
+
+/* One option a command accepts. `id` is what the parser hands back (> 0). */
+typedef struct {
+    int id;
+    char short_name;       /* 0 if the option has no short form */
+    const char *long_name; /* without the leading "--" */
+    const char *metavar;   /* name of the value in help text; NULL for a flag */
+    const char *help;
+} hbs_cli_option;
+
+/* A command: its name, entry point and the text `hbs help NAME` prints. */
+typedef struct {
+    const char *name;
+    int (*run)(int argc, char **argv); /* argv[0] is the command name */
+    const char *synopsis;              /* "-a ALG -s SECRET -p PUBLIC [options]" */
+    const char *summary;               /* one line */
+    const char *details;               /* further paragraphs, may be NULL */
+    const hbs_cli_option *options;     /* terminated by an entry with id 0 */
+} hbs_cli_command;
+
+/* A getopt-like walk over argv[1..]: "-s VALUE", "--secret VALUE", "--secret=VALUE", and
+ * "-" as a value (stdin/stdout). Positional arguments are refused. */
+typedef struct {
+    const hbs_cli_command *cmd;
+    int argc;
+    char **argv;
+    int next;
+} hbs_cli_parser;
+
+void hbs_cli_parser_init(hbs_cli_parser *ps, const hbs_cli_command *cmd, int argc, char **argv);
+#define HBS_CLI_PARSE_ERROR (-1)
+#define HBS_CLI_PARSE_HELP (-2)
+/* Returns the id of the next option and sets *value (NULL for a flag); 0 at the end;
+ * HBS_CLI_PARSE_ERROR after printing an error (unknown option, missing value, stray
+ * argument); HBS_CLI_PARSE_HELP after printing the command's help for -h/--help. */
+int hbs_cli_parser_next(hbs_cli_parser *ps, const char **value);
+/* What the last result of hbs_cli_parser_next (<= 0) means for the command: HBS_CLI_OK to
+ * go on, HBS_CLI_DONE to exit 0 (help shown), HBS_CLI_ERROR. */
+int hbs_cli_parser_end(int result);
+
+/* Prints the help text of one command. */
+void hbs_cli_print_help(FILE *f, const hbs_cli_command *cmd);
+
+/* Strict number parsing for option values; on error print and return HBS_CLI_ERROR. */
+int hbs_cli_parse_uint(const char *opt, const char *s, unsigned long min, unsigned long max,
+                       unsigned long *out);
+int hbs_cli_parse_seconds(const char *opt, const char *s, double *out);
+
+/* ---- files and hex (io.c) -------------------------------------------------------------- */
+
+/* "-" names stdin (for inputs) or stdout (for outputs). */
+int hbs_cli_is_std(const char *path);
+
+/* Reads a whole file (or stdin for "-") into a new buffer. On error prints
+ * "hbs: PATH: why" and returns HBS_CLI_ERROR. The caller frees with hbs_cli_free(). */
+int hbs_cli_read_file(const char *path, uint8_t **out, size_t *outlen);
+/* Wipes and frees a buffer from hbs_cli_read_file (or NULL). */
+void hbs_cli_free(uint8_t *buf, size_t len);
+
+/* A file being written: the bytes go to a temporary file in the target's folder, are
+ * fsynced, and appear under the final name only on commit (a rename), so a reader never
+ * sees half a file and a failure leaves nothing behind. For "-", commit writes stdout. */
+typedef struct {
+    const char *path;
+    char tmp[4096];
+    const uint8_t *data; /* only kept for stdout */
+    size_t len;
+    int pending; /* a temporary file exists */
+} hbs_cli_output;
+
+/* secret != 0 gives the file mode 0600; otherwise 0666 less the umask. */
+int hbs_cli_output_begin(hbs_cli_output *o, const char *path, const uint8_t *data, size_t len,
+                         int secret);
+int hbs_cli_output_commit(hbs_cli_output *o);
+/* Removes the temporary file, if any. Safe to call after commit. */
+void hbs_cli_output_abort(hbs_cli_output *o);
+/* begin + commit. */
+int hbs_cli_write_file(const char *path, const uint8_t *data, size_t len, int secret);
+
+/* Decodes hex (either case, no separators) of at most cap bytes. Errors are reported as
+ * "hbs: OPT: ..." and return HBS_CLI_ERROR. */
+int hbs_cli_unhex(const char *opt, const char *hex, uint8_t *out, size_t cap, size_t *outlen);
+
+/* ---- keys (keys.c) ---------------------------------------------------------------------- */
+
+/* The algorithm named by -a; prints an error if unknown. */
+int hbs_cli_params(const char *name, const hbs_slhdsa_params **out);
+
+/* Loads a key file: PEM/DER (raw == 0) or the bare FIPS 205 bytes of algorithm alg_name
+ * (raw != 0, alg_name required). If alg_name is given for a PEM/DER file it must match. */
+int hbs_cli_load_key(hbs_key *k, const char *path, hbs_key_kind kind, int raw,
+                     const char *alg_name);
+
+/* The pre-hash to use: the --prehash option, else the one the key's OID binds; a --prehash
+ * different from a bound one is an error. */
+int hbs_cli_choose_prehash(hbs_prehash *out, const hbs_key *k, const char *option);
+
+/* ---- timing, statistics and tables (stats.c) ----------------------------------------- */
+
+/* Seconds on the monotonic clock (never goes back, unaffected by clock changes). */
+double hbs_cli_now(void);
+
+typedef struct {
+    double median, min, max; /* in the unit of the samples */
+    size_t count;
+} hbs_cli_stats;
+
+/* Sorts the samples in place and summarises them (all zero for count 0). */
+void hbs_cli_stats_compute(hbs_cli_stats *st, double *samples, size_t count);
+
+/* A fixed-width text table: columns are printed right-aligned unless `left`. */
+typedef struct {
+    const char *title;
+    int width;
+    int left;
+} hbs_cli_column;
+
+void hbs_cli_table_header(FILE *f, const hbs_cli_column *cols, size_t ncols);
+void hbs_cli_table_row(FILE *f, const hbs_cli_column *cols, size_t ncols,
+                       const char *const *cells);
+
+/* The CPU model from /proc/cpuinfo, or "unknown". */
+void hbs_cli_cpu_model(char *out, size_t cap);
+/* A line saying which backend runs, e.g. "CPU, hash backend portable, 16 threads" (the
+ * threads the library may use inside one operation). */
+void hbs_cli_backend_line(char *out, size_t cap);
+
+/* ---- the commands ----------------------------------------------------------------------- */
+
+extern const hbs_cli_command hbs_cli_cmd_list;
+extern const hbs_cli_command hbs_cli_cmd_keygen;
+extern const hbs_cli_command hbs_cli_cmd_sign;
+extern const hbs_cli_command hbs_cli_cmd_verify;
+extern const hbs_cli_command hbs_cli_cmd_demo;
+extern const hbs_cli_command hbs_cli_cmd_bench;
+
+#endif

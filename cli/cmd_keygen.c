@@ -1,0 +1,180 @@
+/* hbs keygen: a new key pair, written as PEM key files or raw FIPS 205 bytes. */
+#include <string.h>
+
+#include "cli.h"
+
+enum { OPT_ALG = 1, OPT_SECRET, OPT_PUBLIC, OPT_SEED, OPT_RAW, OPT_PREHASH };
+
+static const hbs_cli_option options[] = {
+    {OPT_ALG, 'a', "algorithm", "ALG", "parameter set, e.g. SLH-DSA-SHA2-128s (see 'hbs list')"},
+    {OPT_SECRET, 's', "secret", "FILE", "secret key file to write (mode 0600)"},
+    {OPT_PUBLIC, 'p', "public", "FILE", "public key file to write"},
+    {OPT_SEED, 0, "seed", "HEX", "SK.seed || SK.prf || PK.seed (3n bytes): deterministic keys"},
+    {OPT_RAW, 0, "raw", NULL, "write the bare FIPS 205 key bytes instead of PEM"},
+    {OPT_PREHASH, 0, "prehash", "HASH", "write the HashSLH-DSA OID, which binds this pre-hash"},
+    {0, 0, NULL, NULL, NULL},
+};
+
+typedef struct {
+    const char *alg, *sk_path, *pk_path, *seed_hex, *prehash;
+    int raw;
+} keygen_args;
+
+static int parse_args(keygen_args *a, int argc, char **argv)
+{
+    hbs_cli_parser ps;
+    const char *v;
+    int id;
+    memset(a, 0, sizeof *a);
+    hbs_cli_parser_init(&ps, &hbs_cli_cmd_keygen, argc, argv);
+    while ((id = hbs_cli_parser_next(&ps, &v)) > 0) {
+        switch (id) {
+        case OPT_ALG: a->alg = v; break;
+        case OPT_SECRET: a->sk_path = v; break;
+        case OPT_PUBLIC: a->pk_path = v; break;
+        case OPT_SEED: a->seed_hex = v; break;
+        case OPT_RAW: a->raw = 1; break;
+        case OPT_PREHASH: a->prehash = v; break;
+        }
+    }
+    if ((id = hbs_cli_parser_end(id)) != HBS_CLI_OK)
+        return id;
+    if (!a->alg || !a->sk_path || !a->pk_path)
+        return hbs_cli_error("keygen", "needs -a ALG, -s SECRET and -p PUBLIC "
+                                       "(try 'hbs help keygen')");
+    if (hbs_cli_is_std(a->sk_path) && hbs_cli_is_std(a->pk_path))
+        return hbs_cli_error("keygen", "at most one of -s and -p may be '-' (stdout)");
+    if (a->raw && a->prehash)
+        return hbs_cli_error("--prehash", "a raw key cannot record a pre-hash; use PEM");
+    return HBS_CLI_OK;
+}
+
+/* The pre-hash a HashSLH-DSA OID will carry; only the one RFC 9909 assigns to the set. */
+static int keygen_prehash(hbs_prehash *out, const hbs_slhdsa_params *p, const char *name)
+{
+    *out = HBS_PREHASH_NONE;
+    if (!name)
+        return HBS_CLI_OK;
+    hbs_prehash ph;
+    if (hbs_prehash_by_name(&ph, name) != HBS_OK)
+        return hbs_cli_error("--prehash", "unknown hash '%s'", name);
+    hbs_prehash bound = hbs_slhdsa_oid_prehash(hbs_slhdsa_params_id(p));
+    if (ph != bound)
+        return hbs_cli_error("--prehash", "%s keys can only bind %s (RFC 9909), not %s",
+                             hbs_slhdsa_name(p), hbs_prehash_name(bound), name);
+    *out = ph;
+    return HBS_CLI_OK;
+}
+
+static int make_keys(hbs_key *sk, hbs_key *pk, const hbs_slhdsa_params *p, const char *seed_hex)
+{
+    uint8_t seed[3 * HBS_SLHDSA_MAX_N];
+    size_t seedlen = 0;
+    int err;
+    if (seed_hex) {
+        if (hbs_cli_unhex("--seed", seed_hex, seed, sizeof seed, &seedlen))
+            return HBS_CLI_ERROR;
+        if (seedlen != hbs_slhdsa_seed_bytes(p)) {
+            hbs_memzero(seed, sizeof seed);
+            return hbs_cli_error("--seed", "%s needs %zu bytes (SK.seed || SK.prf || PK.seed), "
+                                 "got %zu", hbs_slhdsa_name(p), hbs_slhdsa_seed_bytes(p), seedlen);
+        }
+        err = hbs_slhdsa_keygen_from_seed(p, sk->bytes, pk->bytes, seed);
+        hbs_memzero(seed, sizeof seed);
+    } else {
+        err = hbs_slhdsa_keygen(p, sk->bytes, pk->bytes);
+    }
+    if (err)
+        return hbs_cli_error("keygen", "%s", hbs_strerror(err));
+    sk->len = hbs_slhdsa_sk_bytes(p);
+    pk->len = hbs_slhdsa_pk_bytes(p);
+    return HBS_CLI_OK;
+}
+
+/* Encodes a key as PEM, or copies its raw bytes, into out (HBS_KEY_PEM_MAX bytes). */
+static int encode_key(uint8_t *out, size_t *outlen, const hbs_key *k, int raw)
+{
+    if (raw) {
+        memcpy(out, k->bytes, k->len);
+        *outlen = k->len;
+        return HBS_CLI_OK;
+    }
+    size_t len = HBS_KEY_PEM_MAX;
+    int err = hbs_key_encode_pem(k, (char *)out, &len);
+    if (err)
+        return hbs_cli_error("keygen", "cannot encode the key: %s", hbs_strerror(err));
+    *outlen = len;
+    return HBS_CLI_OK;
+}
+
+/* Writes both files, or neither: each goes to a temporary file first and both are renamed
+ * only once both are complete; if the second rename fails the first file is removed. */
+static int write_pair(const keygen_args *a, const uint8_t *sk_enc, size_t sk_len,
+                      const uint8_t *pk_enc, size_t pk_len)
+{
+    hbs_cli_output sk_out, pk_out;
+    if (hbs_cli_output_begin(&sk_out, a->sk_path, sk_enc, sk_len, 1))
+        return HBS_CLI_ERROR;
+    if (hbs_cli_output_begin(&pk_out, a->pk_path, pk_enc, pk_len, 0)) {
+        hbs_cli_output_abort(&sk_out);
+        return HBS_CLI_ERROR;
+    }
+    /* The public key first: if stdout takes the secret key, nothing is left to undo. */
+    if (hbs_cli_output_commit(&pk_out)) {
+        hbs_cli_output_abort(&sk_out);
+        return HBS_CLI_ERROR;
+    }
+    if (hbs_cli_output_commit(&sk_out)) {
+        if (!hbs_cli_is_std(a->pk_path))
+            (void)remove(a->pk_path);
+        return HBS_CLI_ERROR;
+    }
+    return HBS_CLI_OK;
+}
+
+static int run(int argc, char **argv)
+{
+    keygen_args a;
+    int rc = parse_args(&a, argc, argv);
+    if (rc)
+        return rc == HBS_CLI_DONE ? HBS_CLI_OK : rc;
+
+    const hbs_slhdsa_params *p;
+    hbs_prehash ph;
+    if (hbs_cli_params(a.alg, &p) || keygen_prehash(&ph, p, a.prehash))
+        return HBS_CLI_ERROR;
+
+    hbs_key sk, pk;
+    uint8_t sk_enc[HBS_KEY_PEM_MAX], pk_enc[HBS_KEY_PEM_MAX];
+    size_t sk_len = 0, pk_len = 0;
+    memset(&sk, 0, sizeof sk);
+    memset(&pk, 0, sizeof pk);
+    sk.scheme = pk.scheme = HBS_SCHEME_SLHDSA;
+    sk.kind = HBS_KEY_SECRET;
+    pk.kind = HBS_KEY_PUBLIC;
+    sk.alg = pk.alg = hbs_slhdsa_params_id(p);
+    sk.prehash = pk.prehash = ph;
+
+    rc = make_keys(&sk, &pk, p, a.seed_hex);
+    if (!rc)
+        rc = encode_key(sk_enc, &sk_len, &sk, a.raw);
+    if (!rc)
+        rc = encode_key(pk_enc, &pk_len, &pk, a.raw);
+    if (!rc)
+        rc = write_pair(&a, sk_enc, sk_len, pk_enc, pk_len);
+    hbs_key_wipe(&sk);
+    hbs_memzero(sk_enc, sizeof sk_enc);
+    return rc;
+}
+
+const hbs_cli_command hbs_cli_cmd_keygen = {
+    "keygen",
+    run,
+    "-a ALG -s SECRET -p PUBLIC [--seed HEX] [--raw] [--prehash HASH]",
+    "Generate a key pair.",
+    "Keys are written as PEM (RFC 9909: PKCS#8 secret key, SubjectPublicKeyInfo public key)\n"
+    "unless --raw is given. Without --seed the keys come from the operating system's random\n"
+    "source. A --seed on the command line is visible to other users of this machine: use it\n"
+    "for tests and known-answer checks only.",
+    options,
+};
