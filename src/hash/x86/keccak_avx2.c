@@ -5,12 +5,15 @@
  * with vector operations. AVX2 has no 64-bit rotation: it is two shifts and an OR, except
  * the rotations by 8 and 56 bits, which are byte shuffles; chi's ~b & c is vpandn.
  *
+ * With sixteen registers the state lives in memory; the rounds are bound by the shifts and
+ * logic operations (about 185 a round for four lanes), not by the loads and stores.
+ *
  * All messages of a batch have the same length, so the sponge's block structure and the
- * padding are the same for each: whole rate blocks are gathered straight from the messages
- * (one vpgatherqq per 64-bit word, the gather indices being the messages' offsets), the
- * final block XORs in the message tail and then one constant per padding byte. A batch
- * whose count is not a multiple of four fills the idle lanes with the last message again
- * and throws their output away. Nothing branches on or indexes by message data. */
+ * padding are the same for each. Message words come in four at a time per lane (loads,
+ * masked loads for a short last group) and are transposed into state words; output words
+ * leave the same way. A batch whose count is not a multiple of four fills the idle lanes
+ * with the last message again and throws their output away. Nothing branches on or
+ * indexes by message data. */
 #include <immintrin.h>
 #include <string.h>
 
@@ -124,79 +127,161 @@ static __attribute__((noinline)) void keccak_f1600_x4(__m256i s[25])
     }
 }
 
-/* Scratch that outlives one group of lanes, wiped once per batch. */
-typedef struct {
-    __m256i s[25];
-    uint64_t words[RATE_WORDS * LANES]; /* squeezed words: word j of lane l at j*LANES + l */
-    uint64_t tail[LANES];               /* message tails shorter than one word */
-} x4_scratch;
-
-static inline __m256i gather(const uint8_t *p, __m256i idx)
+/* The 64-bit word at p + off[l] for each lane l. */
+static inline __m256i gather(const uint8_t *p, __m256i off)
 {
-    return _mm256_i64gather_epi64((const long long *)(const void *)p, idx, 1);
+    return _mm256_i64gather_epi64((const long long *)(const void *)p, off, 1);
 }
 
-/* SHAKE256 of messages first .. first+lanes-1 (1 <= lanes <= LANES); idle lanes repeat
- * message first+lanes-1. */
-static void shake256_x4(x4_scratch *w, uint8_t *out, size_t outlen, const uint8_t *in,
-                        size_t inlen, size_t first, size_t lanes)
+/* Rows r[0..3] (row l: four 64-bit words of lane l) into columns (column j: word j of
+ * every lane), or back: the transposition is its own inverse. */
+static inline void transpose4(__m256i r[4])
 {
-    __m256i *s = w->s;
-    long long off[LANES];
-    __m256i idx;
-    size_t left = inlen, done = 0;
-    const uint8_t *p = in;
+    const __m256i t0 = _mm256_unpacklo_epi64(r[0], r[1]), t1 = _mm256_unpackhi_epi64(r[0], r[1]);
+    const __m256i t2 = _mm256_unpacklo_epi64(r[2], r[3]), t3 = _mm256_unpackhi_epi64(r[2], r[3]);
+    r[0] = _mm256_permute2x128_si256(t0, t2, 0x20);
+    r[1] = _mm256_permute2x128_si256(t1, t3, 0x20);
+    r[2] = _mm256_permute2x128_si256(t0, t2, 0x31);
+    r[3] = _mm256_permute2x128_si256(t1, t3, 0x31);
+}
 
-    for (size_t l = 0; l < LANES; l++)
-        off[l] = (long long)((first + (l < lanes ? l : lanes - 1)) * inlen);
-    idx = _mm256_loadu_si256((const __m256i *)(const void *)off);
-    for (unsigned j = 0; j < 25; j++)
-        s[j] = _mm256_setzero_si256();
+/* Mask of the first k 64-bit words of a row (k <= 4), for vpmaskmovq. */
+static inline __m256i first_words(size_t k)
+{
+    const __m256i index = _mm256_setr_epi64x(0, 1, 2, 3);
+    return _mm256_cmpgt_epi64(_mm256_set1_epi64x((long long)k), index);
+}
 
-    /* whole rate blocks */
-    while (left >= RATE) {
-        for (unsigned j = 0; j < RATE_WORDS; j++)
-            s[j] = XOR(s[j], gather(p + 8 * j, idx));
-        keccak_f1600_x4(s);
-        p += RATE;
-        left -= RATE;
+/* Words at + 0..3 of each lane (the first k of them; the rest zero) as columns: word
+ * at + j of every lane in r[j]. Masked-off words are neither read nor fault. Written out
+ * lane by lane, as are the other per-lane steps: loops here keep rows out of registers. */
+static inline void load_columns(__m256i r[4], const uint8_t *const p[LANES], size_t at,
+                                size_t k)
+{
+    if (k == 4) {
+        r[0] = _mm256_loadu_si256((const __m256i *)(const void *)(p[0] + at));
+        r[1] = _mm256_loadu_si256((const __m256i *)(const void *)(p[1] + at));
+        r[2] = _mm256_loadu_si256((const __m256i *)(const void *)(p[2] + at));
+        r[3] = _mm256_loadu_si256((const __m256i *)(const void *)(p[3] + at));
+    } else {
+        const __m256i m = first_words(k);
+        r[0] = _mm256_maskload_epi64((const long long *)(const void *)(p[0] + at), m);
+        r[1] = _mm256_maskload_epi64((const long long *)(const void *)(p[1] + at), m);
+        r[2] = _mm256_maskload_epi64((const long long *)(const void *)(p[2] + at), m);
+        r[3] = _mm256_maskload_epi64((const long long *)(const void *)(p[3] + at), m);
     }
+    transpose4(r);
+}
 
-    /* the final block: whole words, the partial word, then pad10*1 after 0x1f */
-    const size_t whole = left / 8, part = left % 8;
-    for (size_t j = 0; j < whole; j++)
-        s[j] = XOR(s[j], gather(p + 8 * j, idx));
+/* The first `bytes` (<= 32) bytes of row v to dst: whole words with vpmaskmovq, a last
+ * partial word through a small buffer that is wiped. */
+static inline void store_row(uint8_t *dst, __m256i v, size_t bytes)
+{
+    if (bytes == 32) {
+        _mm256_storeu_si256((__m256i *)(void *)dst, v);
+        return;
+    }
+    _mm256_maskstore_epi64((long long *)(void *)dst, first_words(bytes / 8), v);
+    if (bytes % 8) {
+        uint64_t w[4];
+        _mm256_storeu_si256((__m256i *)(void *)w, v);
+        memcpy(dst + bytes / 8 * 8, &w[bytes / 8], bytes % 8);
+        hbs_memzero(w, sizeof w);
+    }
+}
+
+/* One block of n <= RATE message bytes (no padding) into the rate of s: XORed in, or just
+ * written if `fresh` (the first block). Lane l's bytes start at p[l] = base + off[l].
+ * Whole words 0..15 come in as rows of four words per lane, transposed; word 16 is one
+ * gather. A last partial word is the gather of each lane's last eight bytes shifted down,
+ * when the message has eight bytes to read there (`back`), else copied byte by byte.
+ * base is not used when n is 0 (it may then be NULL). */
+static inline void absorb_block(__m256i s[25], const uint8_t *const p[LANES],
+                                const uint8_t *base, __m256i off, size_t n, int fresh,
+                                int back)
+{
+    const __m256i z = _mm256_setzero_si256();
+    const size_t whole = n / 8, part = n % 8;
+    for (size_t g = 0; g < 4; g++) {
+        __m256i r[4];
+        const size_t k = whole <= 4 * g ? 0 : whole - 4 * g < 4 ? whole - 4 * g : 4;
+        if (k)
+            load_columns(r, p, 8 * 4 * g, k);
+        else
+            r[0] = r[1] = r[2] = r[3] = z;
+        for (size_t j = 0; j < 4; j++)
+            s[4 * g + j] = fresh ? r[j] : XOR(s[4 * g + j], r[j]);
+    }
+    const __m256i w16 = whole > 16 ? gather(base + 128, off) : z;
+    s[16] = fresh ? w16 : XOR(s[16], w16);
     if (part) {
         __m256i t;
-        if (inlen >= 8) {
-            /* the word that ends where the message ends, shifted down to its last bytes */
-            t = gather(p + left - 8, idx);
-            t = _mm256_srlv_epi64(t, _mm256_set1_epi64x((long long)(64 - 8 * part)));
+        if (back) {
+            t = gather(base + n - 8, off);
+            t = _mm256_srl_epi64(t, _mm_cvtsi64_si128((long long)(64 - 8 * part)));
         } else {
-            for (size_t l = 0; l < LANES; l++) {
-                w->tail[l] = 0;
-                memcpy(&w->tail[l], in + (size_t)off[l], part);
-            }
-            t = _mm256_loadu_si256((const __m256i *)(const void *)w->tail);
+            uint64_t w[LANES] = {0, 0, 0, 0};
+            for (size_t l = 0; l < LANES; l++)
+                memcpy(&w[l], p[l] + 8 * whole, part);
+            t = _mm256_loadu_si256((const __m256i *)(const void *)w);
+            hbs_memzero(w, sizeof w);
         }
         s[whole] = XOR(s[whole], t);
     }
-    s[whole] = XOR(s[whole], _mm256_set1_epi64x((long long)(0x1fULL << (8 * part))));
+}
+
+/* SHAKE256 of messages first .. first+lanes-1 (1 <= lanes <= LANES); idle lanes repeat
+ * message first+lanes-1. The state s is the caller's, to be wiped. */
+static void shake256_x4(__m256i s[25], uint8_t *out, size_t outlen, const uint8_t *in,
+                        size_t inlen, size_t first, size_t lanes)
+{
+    const __m256i z = _mm256_setzero_si256();
+    const uint8_t *p[LANES];
+    uint8_t *o[LANES];
+    long long offs[LANES];
+    size_t pos = 0, done = 0;
+
+    for (size_t l = 0; l < LANES; l++) {
+        const size_t m = first + (l < lanes ? l : lanes - 1);
+        offs[l] = (long long)(m * inlen);
+        p[l] = inlen ? in + m * inlen : in; /* never offset a NULL base */
+        o[l] = out + m * outlen;
+    }
+    const __m256i off = _mm256_loadu_si256((const __m256i *)(const void *)offs);
+
+    /* absorb: whole blocks, then the last one, partial (perhaps empty), with pad10*1 after
+     * the domain bits 0x1f */
+    s[17] = s[18] = s[19] = s[20] = s[21] = s[22] = s[23] = s[24] = z;
+    for (;;) {
+        const size_t n = inlen - pos < RATE ? inlen - pos : RATE;
+        absorb_block(s, p, n ? in + pos : in, off, n, pos == 0, inlen >= 8);
+        if (n < RATE)
+            break;
+        for (size_t l = 0; l < LANES; l++)
+            p[l] += n;
+        pos += n;
+        keccak_f1600_x4(s);
+    }
+    pos = inlen % RATE;
+    s[pos / 8] = XOR(s[pos / 8], _mm256_set1_epi64x((long long)(0x1fULL << (8 * (pos % 8)))));
     s[RATE_WORDS - 1] = XOR(s[RATE_WORDS - 1], _mm256_set1_epi64x((long long)(0x80ULL << 56)));
     keccak_f1600_x4(s);
 
-    /* squeeze */
+    /* squeeze, 32 bytes of each lane at a time */
     for (;;) {
         const size_t take = outlen - done < RATE ? outlen - done : RATE;
-        const size_t tw = take / 8, tb = take % 8;
-        for (size_t j = 0; j < tw + (tb != 0); j++)
-            _mm256_storeu_si256((__m256i *)(void *)&w->words[j * LANES], s[j]);
-        for (size_t l = 0; l < lanes; l++) {
-            uint8_t *o = out + (first + l) * outlen + done;
-            for (size_t j = 0; j < tw; j++)
-                memcpy(o + 8 * j, &w->words[j * LANES + l], 8);
-            if (tb)
-                memcpy(o + 8 * tw, &w->words[tw * LANES + l], tb);
+        for (size_t g = 0; 32 * g < take; g++) { /* g = 4: s[17..19] are read, not stored */
+            const size_t bytes = take - 32 * g < 32 ? take - 32 * g : 32;
+            const size_t at = done + 32 * g;
+            __m256i r[4] = {s[4 * g], s[4 * g + 1], s[4 * g + 2], s[4 * g + 3]};
+            transpose4(r);
+            store_row(o[0] + at, r[0], bytes);
+            if (lanes > 1)
+                store_row(o[1] + at, r[1], bytes);
+            if (lanes > 2)
+                store_row(o[2] + at, r[2], bytes);
+            if (lanes > 3)
+                store_row(o[3] + at, r[3], bytes);
         }
         done += take;
         if (done == outlen)
@@ -208,10 +293,10 @@ static void shake256_x4(x4_scratch *w, uint8_t *out, size_t outlen, const uint8_
 void hbs_shake256_many_avx2(uint8_t *out, size_t outlen, const uint8_t *in, size_t inlen,
                             size_t count)
 {
-    x4_scratch w;
+    __m256i s[25];
     if (count == 0 || outlen == 0)
         return;
     for (size_t i = 0; i < count; i += LANES)
-        shake256_x4(&w, out, outlen, in, inlen, i, count - i < LANES ? count - i : LANES);
-    hbs_memzero(&w, sizeof w);
+        shake256_x4(s, out, outlen, in, inlen, i, count - i < LANES ? count - i : LANES);
+    hbs_memzero(s, sizeof s);
 }

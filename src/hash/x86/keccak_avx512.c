@@ -2,16 +2,20 @@
  *
  * The Keccak state of message i is lane i of 25 __m512i words: word (x, y) of all eight
  * states sits in one register, so a round of Keccak-f[1600] is the scalar round written
- * with vector operations. vprolq does the rotations, vpternlogq the five-way column
- * parities of theta (two three-way XORs), theta's XOR of D folded into one three-way XOR
- * per word, and chi's a ^ (~b & c) in a single instruction.
+ * with vector operations. vprolq does the rotations and vpternlogq both theta's five-way
+ * column parities (two three-way XORs each) and chi's a ^ (~b & c) (one instruction).
  *
  * All messages of a batch have the same length, so the sponge's block structure and the
- * padding are the same for each: whole rate blocks are gathered straight from the messages
- * (one vpgatherqq per 64-bit word, the gather indices being the messages' offsets), the
- * final block XORs in the message tail and then one constant per padding byte. A batch
- * whose count is not a multiple of eight fills the idle lanes with the last message again
- * and throws their output away. Nothing branches on or indexes by message data. */
+ * padding are the same for each: the padding is built once per batch, as state words.
+ * Message bytes come in as 64-byte rows per lane (byte-masked loads, which neither read
+ * nor fault past the message) transposed into state words; output leaves the same way
+ * through byte-masked stores. The common SLH-DSA case, one block in and at most 64 bytes
+ * out, runs with the whole state in registers. A batch whose count is not a multiple of
+ * eight fills the idle lanes with the last message again and throws their output away.
+ * Nothing branches on or indexes by message data.
+ *
+ * A round is 29 vprolq and 66 logic operations for eight lanes; where vprolq issues once a
+ * cycle (as on AMD Zen 4) the rotations set the pace. */
 #include <immintrin.h>
 #include <string.h>
 
@@ -31,13 +35,20 @@ static const uint64_t RC[24] = {
     0x8000000080008081ULL, 0x8000000000008080ULL, 0x0000000080000001ULL, 0x8000000080008008ULL,
 };
 
+#define XOR(a, b) _mm512_xor_si512((a), (b))
 #define XOR3(a, b, c) _mm512_ternarylogic_epi64((a), (b), (c), 0x96) /* a ^ b ^ c */
 #define CHI(a, b, c) _mm512_ternarylogic_epi64((a), (b), (c), 0xd2)  /* a ^ (~b & c) */
 #define ROL(x, n) _mm512_rol_epi64((x), (n))
 
 /* One round from `a` into `e`; word (x, y) is index x + 5y. For each output plane the five
  * words that pi moves there are gathered with theta's column term and rho's rotation into
- * b0..b4, then chi mixes them; iota touches word 0. */
+ * b0..b4, then chi mixes them; iota touches word 0.
+ *
+ * Register budget (32 zmm): the 25 words, theta's five D terms and the plane's five b
+ * terms just fit. Folding D into the words as XOR3(A, C[x-1], rol(C[x+1], 1)) would save
+ * five instructions a round but keep ten terms live instead of five, and the spills cost
+ * more than it saves. Each plane writes e[x+3], e[x+4] first: after them b0 and b1 are
+ * dead, so the last three chi steps can overwrite their first operand in place. */
 static inline __attribute__((always_inline)) void
 keccak_round_x8(__m512i *restrict e, const __m512i *restrict a, uint64_t rc)
 {
@@ -47,161 +58,259 @@ keccak_round_x8(__m512i *restrict e, const __m512i *restrict a, uint64_t rc)
     const __m512i c2 = XOR3(XOR3(a[2], a[7], a[12]), a[17], a[22]);
     const __m512i c3 = XOR3(XOR3(a[3], a[8], a[13]), a[18], a[23]);
     const __m512i c4 = XOR3(XOR3(a[4], a[9], a[14]), a[19], a[24]);
-    /* theta's D[x] = C[x-1] ^ rol(C[x+1], 1), applied as XOR3(A, C[x-1], rol(C[x+1], 1)) */
-    const __m512i r0 = ROL(c0, 1), r1 = ROL(c1, 1), r2 = ROL(c2, 1), r3 = ROL(c3, 1),
-                  r4 = ROL(c4, 1);
-#define TH0(w) XOR3((w), c4, r1)
-#define TH1(w) XOR3((w), c0, r2)
-#define TH2(w) XOR3((w), c1, r3)
-#define TH3(w) XOR3((w), c2, r4)
-#define TH4(w) XOR3((w), c3, r0)
+    const __m512i d0 = XOR(c4, ROL(c1, 1));
+    const __m512i d1 = XOR(c0, ROL(c2, 1));
+    const __m512i d2 = XOR(c1, ROL(c3, 1));
+    const __m512i d3 = XOR(c2, ROL(c4, 1));
+    const __m512i d4 = XOR(c3, ROL(c0, 1));
     /* plane 0 */
-    b0 = TH0(a[0]);
-    b1 = ROL(TH1(a[6]), 44);
-    b2 = ROL(TH2(a[12]), 43);
-    b3 = ROL(TH3(a[18]), 21);
-    b4 = ROL(TH4(a[24]), 14);
-    e[0] = _mm512_xor_si512(CHI(b0, b1, b2), _mm512_set1_epi64((long long)rc));
-    e[1] = CHI(b1, b2, b3);
-    e[2] = CHI(b2, b3, b4);
+    b0 = XOR(a[0], d0);
+    b1 = ROL(XOR(a[6], d1), 44);
+    b2 = ROL(XOR(a[12], d2), 43);
+    b3 = ROL(XOR(a[18], d3), 21);
+    b4 = ROL(XOR(a[24], d4), 14);
     e[3] = CHI(b3, b4, b0);
     e[4] = CHI(b4, b0, b1);
+    e[0] = XOR(CHI(b0, b1, b2), _mm512_set1_epi64((long long)rc));
+    e[1] = CHI(b1, b2, b3);
+    e[2] = CHI(b2, b3, b4);
     /* plane 1 */
-    b0 = ROL(TH3(a[3]), 28);
-    b1 = ROL(TH4(a[9]), 20);
-    b2 = ROL(TH0(a[10]), 3);
-    b3 = ROL(TH1(a[16]), 45);
-    b4 = ROL(TH2(a[22]), 61);
+    b0 = ROL(XOR(a[3], d3), 28);
+    b1 = ROL(XOR(a[9], d4), 20);
+    b2 = ROL(XOR(a[10], d0), 3);
+    b3 = ROL(XOR(a[16], d1), 45);
+    b4 = ROL(XOR(a[22], d2), 61);
+    e[8] = CHI(b3, b4, b0);
+    e[9] = CHI(b4, b0, b1);
     e[5] = CHI(b0, b1, b2);
     e[6] = CHI(b1, b2, b3);
     e[7] = CHI(b2, b3, b4);
-    e[8] = CHI(b3, b4, b0);
-    e[9] = CHI(b4, b0, b1);
     /* plane 2 */
-    b0 = ROL(TH1(a[1]), 1);
-    b1 = ROL(TH2(a[7]), 6);
-    b2 = ROL(TH3(a[13]), 25);
-    b3 = ROL(TH4(a[19]), 8);
-    b4 = ROL(TH0(a[20]), 18);
+    b0 = ROL(XOR(a[1], d1), 1);
+    b1 = ROL(XOR(a[7], d2), 6);
+    b2 = ROL(XOR(a[13], d3), 25);
+    b3 = ROL(XOR(a[19], d4), 8);
+    b4 = ROL(XOR(a[20], d0), 18);
+    e[13] = CHI(b3, b4, b0);
+    e[14] = CHI(b4, b0, b1);
     e[10] = CHI(b0, b1, b2);
     e[11] = CHI(b1, b2, b3);
     e[12] = CHI(b2, b3, b4);
-    e[13] = CHI(b3, b4, b0);
-    e[14] = CHI(b4, b0, b1);
     /* plane 3 */
-    b0 = ROL(TH4(a[4]), 27);
-    b1 = ROL(TH0(a[5]), 36);
-    b2 = ROL(TH1(a[11]), 10);
-    b3 = ROL(TH2(a[17]), 15);
-    b4 = ROL(TH3(a[23]), 56);
+    b0 = ROL(XOR(a[4], d4), 27);
+    b1 = ROL(XOR(a[5], d0), 36);
+    b2 = ROL(XOR(a[11], d1), 10);
+    b3 = ROL(XOR(a[17], d2), 15);
+    b4 = ROL(XOR(a[23], d3), 56);
+    e[18] = CHI(b3, b4, b0);
+    e[19] = CHI(b4, b0, b1);
     e[15] = CHI(b0, b1, b2);
     e[16] = CHI(b1, b2, b3);
     e[17] = CHI(b2, b3, b4);
-    e[18] = CHI(b3, b4, b0);
-    e[19] = CHI(b4, b0, b1);
     /* plane 4 */
-    b0 = ROL(TH2(a[2]), 62);
-    b1 = ROL(TH3(a[8]), 55);
-    b2 = ROL(TH4(a[14]), 39);
-    b3 = ROL(TH0(a[15]), 41);
-    b4 = ROL(TH1(a[21]), 2);
+    b0 = ROL(XOR(a[2], d2), 62);
+    b1 = ROL(XOR(a[8], d3), 55);
+    b2 = ROL(XOR(a[14], d4), 39);
+    b3 = ROL(XOR(a[15], d0), 41);
+    b4 = ROL(XOR(a[21], d1), 2);
+    e[23] = CHI(b3, b4, b0);
+    e[24] = CHI(b4, b0, b1);
     e[20] = CHI(b0, b1, b2);
     e[21] = CHI(b1, b2, b3);
     e[22] = CHI(b2, b3, b4);
-    e[23] = CHI(b3, b4, b0);
-    e[24] = CHI(b4, b0, b1);
-#undef TH0
-#undef TH1
-#undef TH2
-#undef TH3
-#undef TH4
 }
 
-/* Keccak-f[1600] on eight states. Two rounds per step, ping-ponging between two arrays
- * that the compiler keeps in registers (the loop body indexes them only by constants). */
-static __attribute__((noinline)) void keccak_f1600_x8(__m512i s[25])
+/* Keccak-f[1600] on eight states, two rounds per loop step, ping-ponging between two
+ * arrays that the compiler keeps in registers (the loop body indexes them only by
+ * constants). The first round reads the state and the last writes it back directly: a
+ * copy loop would become a memcpy through the stack. Inlined where the state is a local
+ * array, it never leaves registers. */
+static inline __attribute__((always_inline)) void permute_x8(__m512i s[25])
 {
     __m512i a[25], t[25];
-    for (unsigned i = 0; i < 25; i++)
-        a[i] = s[i];
-    for (unsigned i = 0; i < 24; i += 2) {
+    keccak_round_x8(t, s, RC[0]);
+    keccak_round_x8(a, t, RC[1]);
+    for (unsigned i = 2; i < 22; i += 2) {
         keccak_round_x8(t, a, RC[i]);
         keccak_round_x8(a, t, RC[i + 1]);
     }
-    for (unsigned i = 0; i < 25; i++)
-        s[i] = a[i];
+    keccak_round_x8(t, a, RC[22]);
+    keccak_round_x8(s, t, RC[23]);
 }
 
-/* Scratch that outlives one group of lanes, wiped once per batch. */
-typedef struct {
-    __m512i s[25];
-    uint64_t words[RATE_WORDS * LANES]; /* squeezed words: word j of lane l at j*LANES + l */
-    uint64_t tail[LANES];               /* message tails shorter than one word */
-} x8_scratch;
+/* The one out-of-line copy, for states in memory. */
+static __attribute__((noinline)) void keccak_f1600_x8(__m512i s[25]) { permute_x8(s); }
 
-/* SHAKE256 of messages first .. first+lanes-1 (1 <= lanes <= LANES); idle lanes repeat
- * message first+lanes-1. */
-static void shake256_x8(x8_scratch *w, uint8_t *out, size_t outlen, const uint8_t *in,
-                        size_t inlen, size_t first, size_t lanes)
+/* Rows r[0..7] (row l: eight 64-bit words of lane l) into columns (column j: word j of
+ * every lane), or back: the transposition is its own inverse. */
+static inline void transpose8(__m512i r[8])
 {
-    __m512i *s = w->s;
-    long long off[LANES];
-    __m512i idx;
-    size_t left = inlen, done = 0;
-    const uint8_t *p = in;
+    const __m512i t0 = _mm512_unpacklo_epi64(r[0], r[1]), t1 = _mm512_unpackhi_epi64(r[0], r[1]);
+    const __m512i t2 = _mm512_unpacklo_epi64(r[2], r[3]), t3 = _mm512_unpackhi_epi64(r[2], r[3]);
+    const __m512i t4 = _mm512_unpacklo_epi64(r[4], r[5]), t5 = _mm512_unpackhi_epi64(r[4], r[5]);
+    const __m512i t6 = _mm512_unpacklo_epi64(r[6], r[7]), t7 = _mm512_unpackhi_epi64(r[6], r[7]);
+    /* 128-bit blocks: 0x88 takes blocks 0 and 2 of each source, 0xdd blocks 1 and 3 */
+    const __m512i u0 = _mm512_shuffle_i64x2(t0, t2, 0x88), u1 = _mm512_shuffle_i64x2(t1, t3, 0x88);
+    const __m512i u2 = _mm512_shuffle_i64x2(t0, t2, 0xdd), u3 = _mm512_shuffle_i64x2(t1, t3, 0xdd);
+    const __m512i u4 = _mm512_shuffle_i64x2(t4, t6, 0x88), u5 = _mm512_shuffle_i64x2(t5, t7, 0x88);
+    const __m512i u6 = _mm512_shuffle_i64x2(t4, t6, 0xdd), u7 = _mm512_shuffle_i64x2(t5, t7, 0xdd);
+    r[0] = _mm512_shuffle_i64x2(u0, u4, 0x88);
+    r[1] = _mm512_shuffle_i64x2(u1, u5, 0x88);
+    r[2] = _mm512_shuffle_i64x2(u2, u6, 0x88);
+    r[3] = _mm512_shuffle_i64x2(u3, u7, 0x88);
+    r[4] = _mm512_shuffle_i64x2(u0, u4, 0xdd);
+    r[5] = _mm512_shuffle_i64x2(u1, u5, 0xdd);
+    r[6] = _mm512_shuffle_i64x2(u2, u6, 0xdd);
+    r[7] = _mm512_shuffle_i64x2(u3, u7, 0xdd);
+}
 
-    for (size_t l = 0; l < LANES; l++)
-        off[l] = (long long)((first + (l < lanes ? l : lanes - 1)) * inlen);
-    idx = _mm512_loadu_si512(off);
-    for (unsigned j = 0; j < 25; j++)
-        s[j] = _mm512_setzero_si512();
+/* Mask of the first n bytes of a 64-byte row (n <= 64). */
+static inline __mmask64 first_bytes(size_t n)
+{
+    return n >= 64 ? ~(__mmask64)0 : ((__mmask64)1 << n) - 1;
+}
 
-    /* whole rate blocks */
-    while (left >= RATE) {
-        for (unsigned j = 0; j < RATE_WORDS; j++)
-            s[j] = _mm512_xor_si512(s[j], _mm512_i64gather_epi64(idx, p + 8 * j, 1));
+/* Eight words of each lane from p[l] + at as columns: word j of every lane in r[j]. Only
+ * the bytes in mask m are read (the others are zero), and a masked-off byte never faults,
+ * so a row may end anywhere, even at the end of mapped memory. Written out lane by lane, as
+ * are the other per-lane steps: loops here keep the rows out of registers. */
+static inline void load_columns(__m512i r[8], const uint8_t *const p[LANES], size_t at,
+                                __mmask64 m)
+{
+    r[0] = _mm512_maskz_loadu_epi8(m, p[0] + at);
+    r[1] = _mm512_maskz_loadu_epi8(m, p[1] + at);
+    r[2] = _mm512_maskz_loadu_epi8(m, p[2] + at);
+    r[3] = _mm512_maskz_loadu_epi8(m, p[3] + at);
+    r[4] = _mm512_maskz_loadu_epi8(m, p[4] + at);
+    r[5] = _mm512_maskz_loadu_epi8(m, p[5] + at);
+    r[6] = _mm512_maskz_loadu_epi8(m, p[6] + at);
+    r[7] = _mm512_maskz_loadu_epi8(m, p[7] + at);
+    transpose8(r);
+}
+
+/* The inverse: columns col[0..7] to rows, the bytes in m of row l stored at o[l] + at for
+ * the first `lanes` lanes; the idle lanes store nothing. */
+static inline void store_columns(uint8_t *const o[LANES], size_t at, const __m512i col[8],
+                                 __mmask64 m, size_t lanes)
+{
+    __m512i r[8] = {col[0], col[1], col[2], col[3], col[4], col[5], col[6], col[7]};
+    transpose8(r);
+    _mm512_mask_storeu_epi8(o[0] + at, m, r[0]);
+    _mm512_mask_storeu_epi8(o[1] + at, lanes > 1 ? m : 0, r[1]);
+    _mm512_mask_storeu_epi8(o[2] + at, lanes > 2 ? m : 0, r[2]);
+    _mm512_mask_storeu_epi8(o[3] + at, lanes > 3 ? m : 0, r[3]);
+    _mm512_mask_storeu_epi8(o[4] + at, lanes > 4 ? m : 0, r[4]);
+    _mm512_mask_storeu_epi8(o[5] + at, lanes > 5 ? m : 0, r[5]);
+    _mm512_mask_storeu_epi8(o[6] + at, lanes > 6 ? m : 0, r[6]);
+    _mm512_mask_storeu_epi8(o[7] + at, lanes > 7 ? m : 0, r[7]);
+}
+
+/* One block of n <= RATE message bytes into the rate of s: XORed in, or just written if
+ * `fresh` (the first block). pad is XORed in too: the padding columns for the last block,
+ * NULL for the others. Lane l's bytes start at p[l] = base + off[l]. Bytes 0..127 are two
+ * 64-byte rows per lane; word 16 is one gather of each lane's last eight bytes, shifted
+ * down. base is not used when n is 0 (it may then be NULL). */
+static inline __attribute__((always_inline)) void
+absorb_block(__m512i s[25], const uint8_t *const p[LANES], const uint8_t *base, __m512i off,
+             size_t n, int fresh, const __m512i *pad)
+{
+    const __m512i z = _mm512_setzero_si512();
+    __m512i w[RATE_WORDS];
+    if (n > 0)
+        load_columns(w, p, 0, first_bytes(n));
+    else
+        w[0] = w[1] = w[2] = w[3] = w[4] = w[5] = w[6] = w[7] = z;
+    if (n > 64)
+        load_columns(w + 8, p, 64, first_bytes(n - 64));
+    else
+        w[8] = w[9] = w[10] = w[11] = w[12] = w[13] = w[14] = w[15] = z;
+    w[16] = z;
+    if (n > 128) {
+        w[16] = _mm512_i64gather_epi64(off, base + n - 8, 1);
+        w[16] = _mm512_srl_epi64(w[16], _mm_cvtsi64_si128((long long)(8 * (RATE - n))));
+    }
+    for (unsigned j = 0; j < RATE_WORDS; j++) {
+        const __m512i v = pad ? XOR(w[j], pad[j]) : w[j];
+        s[j] = fresh ? v : XOR(s[j], v);
+    }
+}
+
+/* The padding of a last block of n < RATE bytes, as columns: 0x1f after the message,
+ * 0x80 in the last byte of the rate. The same for every lane and group of a batch. */
+static void padding_columns(__m512i pad[RATE_WORDS], size_t n)
+{
+    for (unsigned j = 0; j < RATE_WORDS; j++) {
+        uint64_t v = j == n / 8 ? 0x1fULL << (8 * (n % 8)) : 0;
+        if (j == RATE_WORDS - 1)
+            v ^= 0x80ULL << 56;
+        pad[j] = _mm512_set1_epi64((long long)v);
+    }
+}
+
+/* Message and output pointers of one group of lanes: lane l serves message first + l;
+ * idle lanes (l >= lanes) repeat the last real one. */
+typedef struct {
+    const uint8_t *p[LANES];
+    uint8_t *o[LANES];
+    __m512i off; /* message offsets from the batch's first message, for gathers */
+    size_t lanes;
+} lane_group;
+
+static void lane_group_init(lane_group *g, uint8_t *out, size_t outlen, const uint8_t *in,
+                            size_t inlen, size_t first, size_t lanes)
+{
+    long long offs[LANES];
+    for (size_t l = 0; l < LANES; l++) {
+        const size_t m = first + (l < lanes ? l : lanes - 1);
+        offs[l] = (long long)(m * inlen);
+        g->p[l] = inlen ? in + m * inlen : in; /* never offset a NULL base */
+        g->o[l] = out + m * outlen;
+    }
+    g->off = _mm512_loadu_si512(offs);
+    g->lanes = lanes;
+}
+
+/* The common case in SLH-DSA: a message shorter than one block and at most 64 bytes out.
+ * The state is a local array indexed only by constants, so it stays in registers from the
+ * loads to the stores, and the unused part of the last round is dropped. */
+static void shake256_x8_short(const lane_group *g, const __m512i pad[RATE_WORDS],
+                              const uint8_t *in, size_t inlen, size_t outlen)
+{
+    const __m512i z = _mm512_setzero_si512();
+    __m512i s[25];
+    absorb_block(s, g->p, in, g->off, inlen, 1, pad);
+    s[17] = s[18] = s[19] = s[20] = s[21] = s[22] = s[23] = s[24] = z;
+    permute_x8(s);
+    store_columns(g->o, 0, s, first_bytes(outlen), g->lanes);
+}
+
+/* Any lengths: whole blocks, the last (partial, perhaps empty) with its padding, then as
+ * many squeezes as outlen needs. The state s is the caller's, to be wiped. */
+static void shake256_x8(const lane_group *g0, const __m512i pad[RATE_WORDS], __m512i s[25],
+                        const uint8_t *in, size_t inlen, size_t outlen)
+{
+    const __m512i z = _mm512_setzero_si512();
+    lane_group g = *g0;
+    size_t pos = 0, done = 0;
+
+    s[17] = s[18] = s[19] = s[20] = s[21] = s[22] = s[23] = s[24] = z;
+    for (;;) {
+        const size_t n = inlen - pos < RATE ? inlen - pos : RATE;
+        const int last = n < RATE;
+        absorb_block(s, g.p, n ? in + pos : in, g.off, n, pos == 0, last ? pad : NULL);
+        if (last)
+            break;
+        for (size_t l = 0; l < LANES; l++)
+            g.p[l] += n;
+        pos += n;
         keccak_f1600_x8(s);
-        p += RATE;
-        left -= RATE;
     }
-
-    /* the final block: whole words, the partial word, then pad10*1 after 0x1f */
-    const size_t whole = left / 8, part = left % 8;
-    for (size_t j = 0; j < whole; j++)
-        s[j] = _mm512_xor_si512(s[j], _mm512_i64gather_epi64(idx, p + 8 * j, 1));
-    if (part) {
-        __m512i t;
-        if (inlen >= 8) {
-            /* the word that ends where the message ends, shifted down to its last bytes */
-            t = _mm512_i64gather_epi64(idx, p + left - 8, 1);
-            t = _mm512_srlv_epi64(t, _mm512_set1_epi64((long long)(64 - 8 * part)));
-        } else {
-            for (size_t l = 0; l < LANES; l++) {
-                w->tail[l] = 0;
-                memcpy(&w->tail[l], in + (size_t)off[l], part);
-            }
-            t = _mm512_loadu_si512(w->tail);
-        }
-        s[whole] = _mm512_xor_si512(s[whole], t);
-    }
-    s[whole] = _mm512_xor_si512(s[whole], _mm512_set1_epi64((long long)(0x1fULL << (8 * part))));
-    s[RATE_WORDS - 1] =
-        _mm512_xor_si512(s[RATE_WORDS - 1], _mm512_set1_epi64((long long)(0x80ULL << 56)));
     keccak_f1600_x8(s);
 
-    /* squeeze */
-    for (;;) {
+    for (;;) { /* squeeze, 64 bytes of each lane at a time */
         const size_t take = outlen - done < RATE ? outlen - done : RATE;
-        const size_t tw = take / 8, tb = take % 8;
-        for (size_t j = 0; j < tw + (tb != 0); j++)
-            _mm512_storeu_si512(&w->words[j * LANES], s[j]);
-        for (size_t l = 0; l < lanes; l++) {
-            uint8_t *o = out + (first + l) * outlen + done;
-            for (size_t j = 0; j < tw; j++)
-                memcpy(o + 8 * j, &w->words[j * LANES + l], 8);
-            if (tb)
-                memcpy(o + 8 * tw, &w->words[tw * LANES + l], tb);
-        }
+        for (size_t c = 0; 64 * c < take; c++) /* c = 2: s[17..23] are read, not stored */
+            store_columns(g.o, done + 64 * c, s + 8 * c, first_bytes(take - 64 * c), g.lanes);
         done += take;
         if (done == outlen)
             break;
@@ -212,10 +321,17 @@ static void shake256_x8(x8_scratch *w, uint8_t *out, size_t outlen, const uint8_
 void hbs_shake256_many_avx512(uint8_t *out, size_t outlen, const uint8_t *in, size_t inlen,
                               size_t count)
 {
-    x8_scratch w;
+    __m512i pad[RATE_WORDS], s[25];
+    lane_group g;
     if (count == 0 || outlen == 0)
         return;
-    for (size_t i = 0; i < count; i += LANES)
-        shake256_x8(&w, out, outlen, in, inlen, i, count - i < LANES ? count - i : LANES);
-    hbs_memzero(&w, sizeof w);
+    padding_columns(pad, inlen % RATE);
+    for (size_t i = 0; i < count; i += LANES) {
+        lane_group_init(&g, out, outlen, in, inlen, i, count - i < LANES ? count - i : LANES);
+        if (inlen < RATE && outlen <= 64)
+            shake256_x8_short(&g, pad, in, inlen, outlen);
+        else
+            shake256_x8(&g, pad, s, in, inlen, outlen);
+    }
+    hbs_memzero(s, sizeof s);
 }
