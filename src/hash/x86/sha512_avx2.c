@@ -1,29 +1,32 @@
 /* SHA-512 of four messages at once with AVX2 (FIPS 180-4).
  *
  * Message i of a group of four is lane i of a __m256i: working variable a of all four
- * messages sits in one register, word j of the schedule in another, so a round is the scalar
- * round written with vector operations. AVX2 has no 64-bit rotation: each is two shifts and
- * an OR (or a byte shuffle for sigma0's rotation by 8). Maj reuses the a ^ b of the round
- * before as this round's b ^ c. The 80 rounds and the schedule are unrolled.
+ * messages sits in one register, word t of the schedule in another, so a round is the scalar
+ * round written with vector operations. AVX2 has no 64-bit rotation: each is two shifts
+ * XORed in (a byte shuffle for sigma0's rotation by 8). Maj reuses the a ^ b of the round
+ * before as this round's b ^ c. The 80 rounds are unrolled, and so is the schedule, which is
+ * computed sixteen words at a time between groups of sixteen rounds: with sixteen registers
+ * the schedule lives in memory anyway, and the rounds then hold only the working variables.
  *
  * All messages of a batch have the same length, so their block structure and padding are the
- * same. Per batch, once: the final block's padding as a byte mask and a template (the 0x80 and
+ * same. Once per batch: the final block's padding as a byte mask and a template (the 0x80 and
  * the length, as big-endian words), and, where the padding spills into a block of its own
  * (or the message ends on a block boundary), that block's whole schedule with the round
- * constants added in, since it is the same for every message. Per group of four: whole
- * blocks are loaded straight from the messages and transposed in registers; the final block
- * is loaded the same way from the message tail, then masked and merged with the template.
- * Loading a whole 128-byte block from a tail would read past the end of the batch for the
- * last message or two: those few tails are first copied to a buffer. A group of fewer than
- * four fills the idle lanes with its last message again and throws their output away.
- * Nothing branches on or indexes by message data. */
+ * constants added in, since it is the same for every message. Per group: whole blocks are
+ * loaded straight from the messages and transposed in registers; the final block is loaded
+ * the same way from the message tail, then masked and merged with the template. A whole
+ * 128-byte load from a tail would read past the end of the batch for the last message or
+ * two: those few tails are copied to a buffer first.
+ *
+ * A last group of two or three messages fills the idle lanes with its last message again and
+ * drops their output; a single message left over goes to the portable code, which is faster
+ * for one. Nothing branches on or indexes by message data. */
 #include <immintrin.h>
 #include <string.h>
 
 #include "hbs/hbs.h"
 #include "hash/x86/x86.h"
 
-#define LANES 4
 #define BLOCK HBS_SHA512_BLOCK
 
 typedef __m256i vec;
@@ -51,30 +54,93 @@ static const uint64_t K[80] = {
     0x4cc5d4becb3e42b6ULL, 0x597f299cfc657e2aULL, 0x5fcb6fab3ad6faecULL, 0x6c44198c4a475817ULL,
 };
 
-/* ---- scalar helpers (once per batch) ------------------------------------------------------ */
-
-static inline uint64_t load_be64(const uint8_t *p)
-{
-    return (uint64_t)p[0] << 56 | (uint64_t)p[1] << 48 | (uint64_t)p[2] << 40 |
-           (uint64_t)p[3] << 32 | (uint64_t)p[4] << 24 | (uint64_t)p[5] << 16 |
-           (uint64_t)p[6] << 8 | (uint64_t)p[7];
-}
+/* ---- once per batch ------------------------------------------------------------------------ */
 
 static inline uint64_t rotr64(uint64_t x, unsigned n) { return (x >> n) | (x << (64 - n)); }
 
-/* K[t] + W[t] for the 80 rounds of one block that is the same for every message. */
-static void schedule_with_k(uint64_t kw[80], const uint8_t block[BLOCK])
+/* What every message of a batch shares. */
+typedef struct {
+    uint64_t h[8];       /* the state the messages continue from */
+    size_t inlen, full;  /* message length, whole blocks in it */
+    size_t rem;          /* bytes in the final, partial block (0: none) */
+    size_t batch_bytes;  /* count * inlen: no load may reach past this */
+    uint64_t mask[16];   /* final block: message bytes kept (big-endian words) */
+    uint64_t tmpl[16];   /* final block: padding merged in */
+    int has_const;       /* a block of padding alone follows (or is the final block) */
+    uint64_t kw[80];     /* its K[t] + W[t] */
+} batch_plan;
+
+static void plan_batch(batch_plan *pl, const hbs_sha512_ctx *prefix, size_t inlen,
+                       size_t count)
 {
-    uint64_t w[80];
-    for (unsigned t = 0; t < 16; t++)
-        w[t] = load_be64(block + 8 * t);
+    uint64_t total, w[80];
+    size_t rem = inlen % BLOCK;
+
+    if (prefix) {
+        memcpy(pl->h, prefix->h, sizeof pl->h);
+        total = prefix->bytes + inlen;
+    } else {
+        hbs_sha512_ctx init;
+        hbs_sha512_init(&init);
+        memcpy(pl->h, init.h, sizeof pl->h);
+        total = inlen;
+    }
+    pl->inlen = inlen;
+    pl->full = inlen / BLOCK;
+    pl->rem = rem;
+    pl->batch_bytes = count * inlen;
+    /* 0x80 and the 16-byte length must fit after the tail, else they need a block more. */
+    pl->has_const = rem == 0 || rem + 17 > BLOCK;
+
+    for (size_t j = 0; j < 16; j++) {
+        size_t kept = rem > 8 * j ? rem - 8 * j : 0; /* message bytes in word j */
+        pl->mask[j] = kept >= 8 ? ~0ULL : kept ? ~0ULL << (64 - 8 * kept) : 0;
+        pl->tmpl[j] = 0;
+        w[j] = 0;
+    }
+    if (rem)
+        pl->tmpl[rem / 8] = 0x80ULL << (56 - 8 * (rem % 8));
+    else
+        w[0] = 0x80ULL << 56;
+    if (!pl->has_const) {
+        pl->tmpl[14] = total >> 61;
+        pl->tmpl[15] = total << 3;
+        return;
+    }
+    w[14] = total >> 61;
+    w[15] = total << 3;
     for (unsigned t = 16; t < 80; t++) {
         uint64_t s0 = rotr64(w[t - 15], 1) ^ rotr64(w[t - 15], 8) ^ (w[t - 15] >> 7);
         uint64_t s1 = rotr64(w[t - 2], 19) ^ rotr64(w[t - 2], 61) ^ (w[t - 2] >> 6);
         w[t] = w[t - 16] + s0 + w[t - 7] + s1;
     }
     for (unsigned t = 0; t < 80; t++)
-        kw[t] = K[t] + w[t];
+        pl->kw[t] = K[t] + w[t];
+}
+
+/* Where lane l of the group from message `first` reads block `blk` (blk == full: the tail).
+ * Lanes past `active` repeat the last message. A tail whose whole block would reach past the
+ * batch is copied into copy[l], zero-filled; *copied records that copy holds message bytes. */
+static void block_pointers(const uint8_t **p, unsigned lanes, const batch_plan *pl,
+                           const uint8_t *in, size_t first, size_t active, size_t blk,
+                           uint8_t (*copy)[BLOCK], int *copied)
+{
+    for (unsigned l = 0; l < lanes; l++) {
+        size_t off;
+        if (l >= active) {
+            p[l] = p[active - 1];
+            continue;
+        }
+        off = (first + l) * pl->inlen + blk * BLOCK;
+        if (blk < pl->full || off + BLOCK <= pl->batch_bytes) {
+            p[l] = in + off;
+        } else {
+            memcpy(copy[l], in + off, pl->rem);
+            memset(copy[l] + pl->rem, 0, BLOCK - pl->rem);
+            p[l] = copy[l];
+            *copied = 1;
+        }
+    }
 }
 
 /* ---- four lanes --------------------------------------------------------------------------- */
@@ -88,37 +154,48 @@ static void schedule_with_k(uint64_t kw[80], const uint8_t block[BLOCK])
 #define ROR(x, n) OR(SHR((x), (n)), SHL((x), 64 - (n)))
 #define BCAST(v) _mm256_set1_epi64x((long long)(v))
 
+/* Sigma1 and Sigma0 of FIPS 180-4, each rotation as two shifts. */
+static inline __attribute__((always_inline)) vec big_sigma1(vec e)
+{
+    return XOR(XOR(XOR(SHR(e, 14), SHL(e, 50)), XOR(SHR(e, 18), SHL(e, 46))),
+               XOR(SHR(e, 41), SHL(e, 23)));
+}
+
+static inline __attribute__((always_inline)) vec big_sigma0(vec a)
+{
+    return XOR(XOR(XOR(SHR(a, 28), SHL(a, 36)), XOR(SHR(a, 34), SHL(a, 30))),
+               XOR(SHR(a, 39), SHL(a, 25)));
+}
+
 /* One round. ab receives a ^ b for the next round, where it is b ^ c; bc is this round's
- * b ^ c from the round before. Maj(a, b, c) = b ^ ((a ^ b) & (b ^ c)). The sum for the new
- * e is ordered so that only S1 + (h + K + W + Ch) and d + T1 wait for S1(e). */
+ * b ^ c from the round before: Maj(a, b, c) = b ^ ((a ^ b) & (b ^ c)). The sum for the new
+ * e is ordered so that only its last two additions wait for Sigma1(e). */
 static inline __attribute__((always_inline)) void round_x4(vec a, vec b, vec c, vec *d, vec e,
                                                            vec f, vec g, vec *h, vec kw,
                                                            vec *ab, vec bc)
 {
-    vec s1 = XOR(XOR(XOR(SHR(e, 14), SHL(e, 50)), XOR(SHR(e, 18), SHL(e, 46))),
-                 XOR(SHR(e, 41), SHL(e, 23)));
-    vec s0 = XOR(XOR(XOR(SHR(a, 28), SHL(a, 36)), XOR(SHR(a, 34), SHL(a, 30))),
-                 XOR(SHR(a, 39), SHL(a, 25)));
-    vec ch = OR(AND(e, f), _mm256_andnot_si256(e, g));
-    vec t1 = ADD(ADD(ADD(*h, kw), ch), s1);
-    vec maj;
+    vec t1 = ADD(*h, kw);
     (void)c; /* it enters through bc */
-    *ab = XOR(a, b);
-    maj = XOR(b, AND(*ab, bc));
+    t1 = ADD(t1, OR(AND(e, f), _mm256_andnot_si256(e, g)));
+    t1 = ADD(t1, big_sigma1(e));
     *d = ADD(*d, t1);
-    *h = ADD(t1, ADD(s0, maj));
+    *ab = XOR(a, b);
+    *h = ADD(ADD(t1, big_sigma0(a)), XOR(b, AND(*ab, bc)));
 }
 
-/* W[t] for t >= 16 in a ring of 16: w[t & 15] += sigma0(w[t-15]) + w[t-7] + sigma1(w[t-2]). */
-static inline __attribute__((always_inline)) vec next_w_x4(vec w[16], unsigned t)
+/* W[t] for the sixteen rounds from t = r, in the ring of 16 words at w:
+ * w[t & 15] += sigma0(w[t-15]) + w[t-7] + sigma1(w[t-2]). */
+static inline __attribute__((always_inline)) void schedule16_x4(vec *w, unsigned r)
 {
     const vec ror8 = _mm256_setr_epi8(1, 2, 3, 4, 5, 6, 7, 0, 9, 10, 11, 12, 13, 14, 15, 8, 1,
                                       2, 3, 4, 5, 6, 7, 0, 9, 10, 11, 12, 13, 14, 15, 8);
-    vec w15 = w[(t + 1) & 15], w2 = w[(t + 14) & 15];
-    vec s0 = XOR(XOR(ROR(w15, 1), _mm256_shuffle_epi8(w15, ror8)), SHR(w15, 7));
-    vec s1 = XOR(XOR(ROR(w2, 19), ROR(w2, 61)), SHR(w2, 6));
-    w[t & 15] = ADD(ADD(w[t & 15], s0), ADD(w[(t + 9) & 15], s1));
-    return w[t & 15];
+#pragma GCC unroll 16
+    for (unsigned t = r; t < r + 16; t++) {
+        vec w15 = w[(t + 1) & 15], w2 = w[(t + 14) & 15];
+        vec s0 = XOR(XOR(ROR(w15, 1), _mm256_shuffle_epi8(w15, ror8)), SHR(w15, 7));
+        vec s1 = XOR(XOR(ROR(w2, 19), ROR(w2, 61)), SHR(w2, 6));
+        w[t & 15] = ADD(ADD(w[t & 15], s0), ADD(w[(t + 9) & 15], s1));
+    }
 }
 
 /* Sixteen rounds from round r; KW(t) is K[t] + W[t] for t = r..r+15. x and y carry a ^ b
@@ -143,22 +220,28 @@ static inline __attribute__((always_inline)) vec next_w_x4(vec w[16], unsigned t
         round_x4(b, c, d, &e, f, g, h, &a, KW((r) + 15), &y, x);                             \
     } while (0)
 
-#define KW_LOADED(t) ADD(w[t], BCAST(K[t]))
-#define KW_NEXT(t) ADD(next_w_x4(w, t), BCAST(K[t]))
+#define KW_RING(t) ADD(w[(t) & 15], BCAST(k[t]))
 #define KW_CONST(t) BCAST(kw[t])
 
-/* One compression of four blocks, given as 16 transposed big-endian words. */
-static void compress_x4(vec s[8], const vec m[16])
+/* One compression of four blocks, given as 16 transposed big-endian words in w, which serves
+ * as the schedule's ring and is left holding W[64..79]. */
+static void compress_x4(vec s[8], vec *restrict w)
 {
     vec a = s[0], b = s[1], c = s[2], d = s[3], e = s[4], f = s[5], g = s[6], h = s[7];
     vec x, y = XOR(b, c);
-    vec w[16];
-    memcpy(w, m, sizeof w);
-    ROUNDS16(0, KW_LOADED);
-    ROUNDS16(16, KW_NEXT);
-    ROUNDS16(32, KW_NEXT);
-    ROUNDS16(48, KW_NEXT);
-    ROUNDS16(64, KW_NEXT);
+    /* Hidden from the optimizer, so that the round constants are broadcast from memory
+     * rather than built in a general register and moved over. */
+    const uint64_t *k = K;
+    __asm__("" : "+r"(k));
+    ROUNDS16(0, KW_RING);
+    schedule16_x4(w, 16);
+    ROUNDS16(16, KW_RING);
+    schedule16_x4(w, 32);
+    ROUNDS16(32, KW_RING);
+    schedule16_x4(w, 48);
+    ROUNDS16(48, KW_RING);
+    schedule16_x4(w, 64);
+    ROUNDS16(64, KW_RING);
     s[0] = ADD(s[0], a);
     s[1] = ADD(s[1], b);
     s[2] = ADD(s[2], c);
@@ -189,7 +272,7 @@ static void compress_const_x4(vec s[8], const uint64_t kw[80])
     s[7] = ADD(s[7], h);
 }
 
-/* Transposes a 4x4 matrix of 64-bit words: r[i] word j becomes r[j] word i. */
+/* Transposes a 4x4 matrix of 64-bit words: word j of r[i] becomes word i of r[j]. */
 static inline __attribute__((always_inline)) void transpose_x4(vec r[4])
 {
     vec t0 = _mm256_unpacklo_epi64(r[0], r[1]); /* r0.0 r1.0 r0.2 r1.2 */
@@ -202,111 +285,93 @@ static inline __attribute__((always_inline)) void transpose_x4(vec r[4])
     r[3] = _mm256_permute2x128_si256(t1, t3, 0x31);
 }
 
-static inline vec bswap64_x4(vec x)
+static inline vec bswap_x4(vec x)
 {
     const vec idx = _mm256_setr_epi8(7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6,
                                      5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8);
     return _mm256_shuffle_epi8(x, idx);
 }
 
-/* Block words 0..15 of the four blocks at p[0..3], transposed and as big-endian words. */
+/* Words 0..15 of the four blocks at p[0..3], transposed, as big-endian words. */
 static inline __attribute__((always_inline)) void load_x4(vec m[16], const uint8_t *const p[4])
 {
+#pragma GCC unroll 16
     for (unsigned q = 0; q < 4; q++) {
         vec *r = m + 4 * q;
-        for (unsigned l = 0; l < LANES; l++)
+#pragma GCC unroll 16
+        for (unsigned l = 0; l < 4; l++)
             r[l] = _mm256_loadu_si256((const void *)(p[l] + 32 * q));
         transpose_x4(r);
+#pragma GCC unroll 16
         for (unsigned j = 0; j < 4; j++)
-            r[j] = bswap64_x4(r[j]);
+            r[j] = bswap_x4(r[j]);
     }
 }
+
+/* Digests of messages first .. first+active-1 (active <= 4). m and copy are the caller's
+ * scratch, wiped by it. */
+static void group_x4(uint8_t *out, const batch_plan *pl, const uint8_t *in, size_t first,
+                     size_t active, vec m[16], uint8_t (*copy)[BLOCK], int *copied)
+{
+    const uint8_t *p[4];
+    vec s[8];
+#pragma GCC unroll 16
+    for (unsigned j = 0; j < 8; j++)
+        s[j] = BCAST(pl->h[j]);
+    for (size_t blk = 0; blk < pl->full; blk++) {
+        block_pointers(p, 4, pl, in, first, active, blk, copy, copied);
+        load_x4(m, p);
+        compress_x4(s, m);
+    }
+    if (pl->rem) {
+        block_pointers(p, 4, pl, in, first, active, pl->full, copy, copied);
+        load_x4(m, p);
+#pragma GCC unroll 16
+        for (unsigned j = 0; j < 16; j++)
+            m[j] = OR(AND(m[j], BCAST(pl->mask[j])), BCAST(pl->tmpl[j]));
+        compress_x4(s, m);
+    }
+    if (pl->has_const)
+        compress_const_x4(s, pl->kw);
+    transpose_x4(s);
+    transpose_x4(s + 4);
+    for (unsigned l = 0; l < active; l++) {
+        uint8_t *o = out + (first + l) * 64;
+        _mm256_storeu_si256((void *)o, bswap_x4(s[l]));
+        _mm256_storeu_si256((void *)(o + 32), bswap_x4(s[4 + l]));
+    }
+}
+
+/* ---- the batch ------------------------------------------------------------------------------- */
 
 void hbs_sha512_many_avx2(uint8_t *out, const hbs_sha512_ctx *prefix, const uint8_t *in,
                           size_t inlen, size_t count)
 {
-    const size_t full = inlen / BLOCK, rem = inlen % BLOCK;
-    /* The final block holds the message tail if there is one; a block of padding alone
-     * follows it if the tail leaves no room for 0x80 and the 16-byte length, or is the
-     * final block if there is no tail. */
-    const int has_const = rem == 0 || rem + 17 > BLOCK;
-    const size_t batch_bytes = count * inlen;
-    hbs_sha512_ctx start;
-    uint8_t pad[2 * BLOCK], maskb[BLOCK];
-    uint64_t mask_w[16], tmpl_w[16], kw[80];
-    uint8_t copy[LANES][BLOCK];
-    vec m[16], s[8];
-    uint64_t total;
-    size_t taillen;
+    const size_t groups = count / 4, left = count % 4;
+    batch_plan pl;
+    uint8_t copy[4][BLOCK];
+    vec m[16];
+    int copied = 0;
 
-    if (prefix)
-        start = *prefix;
-    else
-        hbs_sha512_init(&start);
-    total = start.bytes + inlen;
-
-    memset(pad, 0, sizeof pad);
-    memset(maskb, 0, sizeof maskb);
-    memset(maskb, 0xff, rem);
-    pad[rem] = 0x80;
-    taillen = rem + 17 <= BLOCK ? BLOCK : 2 * BLOCK;
-    for (unsigned i = 0; i < 8; i++) {
-        pad[taillen - 16 + i] = (uint8_t)((total >> 61) >> (56 - 8 * i));
-        pad[taillen - 8 + i] = (uint8_t)((total << 3) >> (56 - 8 * i));
+    if (count == 0)
+        return;
+    if (count == 1) {
+        hbs_sha512_many_portable(out, prefix, in, inlen, count);
+        return;
     }
-    for (unsigned j = 0; j < 16; j++) {
-        mask_w[j] = load_be64(maskb + 8 * j);
-        tmpl_w[j] = load_be64(pad + 8 * j);
-    }
-    if (has_const)
-        schedule_with_k(kw, pad + (rem ? BLOCK : 0));
-    memset(copy, 0, sizeof copy);
-
-    for (size_t first = 0; first < count; first += LANES) {
-        const size_t active = count - first < LANES ? count - first : LANES;
-        size_t msg_off[LANES];
-        const uint8_t *p[LANES];
-
-        for (unsigned l = 0; l < LANES; l++)
-            msg_off[l] = (first + (l < active ? l : active - 1)) * inlen;
-        for (unsigned j = 0; j < 8; j++)
-            s[j] = BCAST(start.h[j]);
-
-        for (size_t blk = 0; blk < full; blk++) {
-            for (unsigned l = 0; l < LANES; l++)
-                p[l] = in + msg_off[l] + blk * BLOCK;
-            load_x4(m, p);
-            compress_x4(s, m);
-        }
-        if (rem) {
-            for (unsigned l = 0; l < LANES; l++) {
-                const size_t off = msg_off[l] + full * BLOCK;
-                if (off + BLOCK <= batch_bytes) {
-                    p[l] = in + off;
-                } else {
-                    memcpy(copy[l], in + off, rem);
-                    p[l] = copy[l];
-                }
-            }
-            load_x4(m, p);
-            for (unsigned j = 0; j < 16; j++)
-                m[j] = OR(AND(m[j], BCAST(mask_w[j])), BCAST(tmpl_w[j]));
-            compress_x4(s, m);
-        }
-        if (has_const)
-            compress_const_x4(s, kw);
-
-        transpose_x4(s);
-        transpose_x4(s + 4);
-        for (unsigned l = 0; l < active; l++) {
-            uint8_t *o = out + (first + l) * 64;
-            _mm256_storeu_si256((void *)o, bswap64_x4(s[l]));
-            _mm256_storeu_si256((void *)(o + 32), bswap64_x4(s[4 + l]));
-        }
+    plan_batch(&pl, prefix, inlen, count);
+    for (size_t g = 0; g < groups; g++)
+        group_x4(out, &pl, in, 4 * g, 4, m, copy, &copied);
+    if (left >= 2) {
+        group_x4(out, &pl, in, 4 * groups, left, m, copy, &copied);
+    } else if (left == 1) {
+        const size_t last = count - 1;
+        hbs_sha512_many_portable(out + 64 * last, prefix, inlen ? in + last * inlen : in, inlen,
+                                 1);
     }
 
-    hbs_memzero(&start, sizeof start);
-    hbs_memzero(copy, sizeof copy);
+    hbs_memzero(pl.h, sizeof pl.h);
+    if (copied)
+        hbs_memzero(copy, sizeof copy);
     hbs_memzero(m, sizeof m);
-    hbs_memzero(s, sizeof s);
 }
