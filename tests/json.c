@@ -482,6 +482,13 @@ long long json_int(const json *v, long long dflt)
     return dflt;
 }
 
+double json_num(const json *v, double dflt)
+{
+    if (!v || v->type != J_NUMBER)
+        return dflt;
+    return v->is_int ? (double)v->inum : v->num;
+}
+
 uint8_t *json_hex(const json *obj, const char *key, size_t *len)
 {
     const char *s = json_str(json_get(obj, key));

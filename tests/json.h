@@ -35,6 +35,8 @@ const char *json_str(const json *v);
 int json_is_true(const json *v);
 /* The value of a number that is a whole number fitting a long long; dflt otherwise. */
 long long json_int(const json *v, long long dflt);
+/* Any number as a double; dflt if v is not a number. */
+double json_num(const json *v, double dflt);
 
 /* Decodes the hex string in field `key` of obj with test_unhex; NULL if the field is missing,
  * not a string, or not hex. "" gives a non-NULL buffer with *len = 0. free() the result. */
