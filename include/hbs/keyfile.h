@@ -38,7 +38,9 @@ HBS_API hbs_prehash hbs_slhdsa_oid_prehash(hbs_slhdsa_id alg);
 #define HBS_KEY_DER_MAX 256
 #define HBS_KEY_PEM_MAX 512
 
-/* DER encoding. *outlen holds the capacity of out on entry and the length written on return. */
+/* DER encoding. *outlen holds the capacity of out on entry and the length written on return.
+ * On HBS_ERR_BUFFER_TOO_SMALL the output is zeroed and *outlen is set to the size needed
+ * (including the NUL for PEM); on other errors *outlen is 0. */
 HBS_API HBS_WARN_UNUSED_RESULT int hbs_key_encode_der(const hbs_key *k, uint8_t *out,
                                                       size_t *outlen);
 /* PEM encoding (NUL-terminated text, lines of 64 characters, final newline). *outlen as above;

@@ -313,7 +313,8 @@ static int take_begin_label(const uint8_t *in, size_t len, size_t *at)
 
 static int decode_pem(hbs_key *k, const uint8_t *in, size_t inlen)
 {
-    /* Text before the BEGIN line is allowed (RFC 7468 section 5.2: explanatory text). */
+    /* Text before the BEGIN line is allowed: RFC 7468 section 2 wants parsers to cope with
+     * data outside the encapsulation boundaries. */
     size_t at = find(in, inlen, 0, PEM_BEGIN);
     if (at == inlen)
         return HBS_ERR_MALFORMED_KEY;
@@ -390,16 +391,17 @@ int hbs_key_encode_pem(const hbs_key *k, char *out, size_t *outlen)
         hbs_memzero(out, cap);
         return HBS_ERR_INVALID_ARGUMENT;
     }
-    uint8_t der[HBS_KEY_DER_MAX];
+    uint8_t der[HBS_KEY_DER_MAX]; /* der_len() is at most 150 */
     size_t derlen = put_der(der, k);
     const char *label = pem_label(k->kind);
     size_t b64 = hbs_base64_encoded_len(derlen), lines = (b64 + 63) / 64;
-    size_t frame = strlen(PEM_BEGIN) + strlen(label) + strlen(PEM_DASHES) + 1;
-    size_t need = frame + b64 + lines + (strlen(PEM_END) + strlen(label) + strlen(PEM_DASHES) + 1);
-    if (need + 1 > cap) { /* + 1 for the NUL */
+    size_t head = strlen(PEM_BEGIN) + strlen(label) + strlen(PEM_DASHES) + 1;
+    size_t tail = strlen(PEM_END) + strlen(label) + strlen(PEM_DASHES) + 1;
+    size_t need = head + b64 + lines + tail + 1; /* + 1 for the NUL */
+    if (need > cap) {
         hbs_memzero(der, sizeof der);
         hbs_memzero(out, cap);
-        *outlen = need + 1;
+        *outlen = need; /* tell the caller how much room it takes */
         return HBS_ERR_BUFFER_TOO_SMALL;
     }
     size_t o = put_line(out, PEM_BEGIN, label);
