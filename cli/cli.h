@@ -164,4 +164,15 @@ extern const hbs_cli_command hbs_cli_cmd_verify;
 extern const hbs_cli_command hbs_cli_cmd_demo;
 extern const hbs_cli_command hbs_cli_cmd_bench;
 
+/* ---- hash work and hash ceilings (hashrate.c) ---- */
+typedef struct {
+    double sha256, sha512, keccak; /* compressions or permutations (or those per second) */
+} hbs_cli_hashes;
+/* Hashes one operation needs (op: 0 keygen, 1 sign, 2 verify). */
+void hbs_cli_hash_model(const hbs_slhdsa_params *p, int op, hbs_cli_hashes *out);
+/* The active backend's single-core rates on this set's hot inputs, measured now. */
+void hbs_cli_hash_raw(const hbs_slhdsa_params *p, hbs_cli_hashes *rate);
+/* Seconds the work takes at those rates: the single-core hash ceiling of the operation. */
+double hbs_cli_hash_seconds(const hbs_cli_hashes *work, const hbs_cli_hashes *rate);
+
 #endif

@@ -57,8 +57,18 @@ HBS_API const char *hbs_strerror(int err);
 /* Version string of the library that is linked, e.g. "0.1.0". */
 HBS_API const char *hbs_version(void);
 
-/* Name of the hash backend in use, e.g. "portable". */
+/* Name of the hash backend in use, e.g. "avx512" or "portable". */
 HBS_API const char *hbs_backend_name(void);
+
+/* The hash backends compiled into this build, best first ("avx512", "shani", "avx2",
+ * "portable"); NULL past the end. hbs_backend_supported says whether this CPU runs one. */
+HBS_API const char *hbs_backend_at(size_t i);
+HBS_API int hbs_backend_supported(const char *name);
+
+/* Forces a backend by name, process-wide: for tests, benchmarks, or a CPU the detection
+ * misjudges. The HBS_BACKEND environment variable does the same at start-up. Returns
+ * HBS_ERR_UNSUPPORTED for a name not compiled in or not supported by this CPU. */
+HBS_API HBS_WARN_UNUSED_RESULT int hbs_set_backend(const char *name);
 
 /* Threads used by signing and key generation: 0 means all online cores (the default, or
  * the HBS_THREADS environment variable), 1 means no threads. Process-wide. */

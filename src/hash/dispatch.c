@@ -11,6 +11,9 @@
 
 #include "hbs/hbs.h"
 #include "hash/hash.h"
+#ifndef HBS_NO_X86
+#include "hash/x86/x86.h"
+#endif
 
 static inline void store_be32(uint8_t *p, uint32_t v)
 {
@@ -145,7 +148,43 @@ typedef struct {
 } backend_candidate;
 
 /* Best first. SIMD backends go above "portable", which must stay last. */
+#if !defined(HBS_NO_X86) && !defined(HBS_NO_AVX512)
+static const hbs_hash_backend avx512_backend = {
+    "avx512",
+    hbs_sha256_many_avx512,
+    hbs_sha512_many_avx512,
+    hbs_shake256_many_avx512,
+};
+#endif
+#if !defined(HBS_NO_X86) && !defined(HBS_NO_SHANI) && !defined(HBS_NO_AVX2)
+/* SHA-NI for SHA-256, AVX2 lanes for the rest: the best on CPUs without AVX-512. */
+static const hbs_hash_backend shani_backend = {
+    "shani",
+    hbs_sha256_many_shani,
+    hbs_sha512_many_avx2,
+    hbs_shake256_many_avx2,
+};
+static int shani_available(void) { return hbs_cpu_has_shani() && hbs_cpu_has_avx2(); }
+#endif
+#if !defined(HBS_NO_X86) && !defined(HBS_NO_AVX2)
+static const hbs_hash_backend avx2_backend = {
+    "avx2",
+    hbs_sha256_many_avx2,
+    hbs_sha512_many_avx2,
+    hbs_shake256_many_avx2,
+};
+#endif
+
 static const backend_candidate candidates[] = {
+#if !defined(HBS_NO_X86) && !defined(HBS_NO_AVX512)
+    {&avx512_backend, hbs_cpu_has_avx512},
+#endif
+#if !defined(HBS_NO_X86) && !defined(HBS_NO_SHANI) && !defined(HBS_NO_AVX2)
+    {&shani_backend, shani_available},
+#endif
+#if !defined(HBS_NO_X86) && !defined(HBS_NO_AVX2)
+    {&avx2_backend, hbs_cpu_has_avx2},
+#endif
     {&portable_backend, always_available},
 };
 #define N_CANDIDATES (sizeof candidates / sizeof candidates[0])
@@ -198,6 +237,15 @@ int hbs_hash_force_backend(const char *name)
 }
 
 const char *hbs_backend_name(void) { return hbs_hash_backend_active()->name; }
+
+const char *hbs_backend_at(size_t i)
+{
+    return i < N_CANDIDATES ? candidates[i].backend->name : NULL;
+}
+
+int hbs_backend_supported(const char *name) { return name && find_available(name) != NULL; }
+
+int hbs_set_backend(const char *name) { return hbs_hash_force_backend(name); }
 
 /* ---- batch entry points ----------------------------------------------------------------- */
 

@@ -815,10 +815,10 @@ static size_t numbers_of(const char *text, const char *key, double *out, size_t 
     return n;
 }
 
-/* Checks a bench --json file: one record for each operation in want_ops, from `threads`
- * workers of `op_threads` library threads each (0: any). */
+/* Checks a bench --json file: one record for each operation in want_ops, with `threads`
+ * library threads (0: any), `workers` callers and batches of `batch`. */
 static void check_bench_json(const char *path, const char *want_ops, long long threads,
-                             long long op_threads)
+                             long long workers, long long batch)
 {
     size_t len;
     char *text = (char *)read_bytes(path, &len);
@@ -840,12 +840,14 @@ static void check_bench_json(const char *path, const char *want_ops, long long t
         const char *backend = json_str(json_get(r, "backend"));
         CHECK(alg && strcmp(alg, ALG) == 0);
         CHECK(backend && *backend);
-        CHECK_INT(json_int(json_get(r, "threads"), -1), threads);
-        if (op_threads)
-            CHECK_INT(json_int(json_get(r, "op_threads"), -1), op_threads);
+        if (threads)
+            CHECK_INT(json_int(json_get(r, "threads"), -1), threads);
         else
-            CHECK(json_int(json_get(r, "op_threads"), -1) >= 1);
-        CHECK_INT(json_int(json_get(r, "batch"), -1), 1);
+            CHECK(json_int(json_get(r, "threads"), -1) >= 1);
+        CHECK_INT(json_int(json_get(r, "workers"), -1), workers);
+        CHECK_INT(json_int(json_get(r, "batch"), -1), batch);
+        CHECK(json_num(json_get(r, "hashes_per_op"), 0) > 1000);
+        CHECK(json_num(json_get(r, "hash_efficiency"), -1) > 0);
         for (int o = 0; o < 3; o++)
             if (op && strcmp(op, ops[o]) == 0)
                 seen[o]++;
@@ -875,19 +877,23 @@ static void test_bench_json(void)
         return;
     const char *j = tpath("bench.json"), *out = tpath("bench.txt");
     CHECK_INT(run_hbs(NULL, out, "bench", "-a", ALG, "--iterations", "2", "--json", j, NULL), 0);
-    check_bench_json(j, "keygen,sign,verify", 1, 0);
+    check_bench_json(j, "keygen,sign,verify", 0, 1, 1);
     char *table = (char *)read_bytes(out, NULL);
     CHECK(table && strstr(table, "median ms") && strstr(table, "backend: CPU"));
     free(table);
 
     remove(j);
-    CHECK_INT(run_hbs(NULL, NULL, "bench", "-a", ALG, "--ops", "sign", "--threads", "2",
+    CHECK_INT(run_hbs(NULL, NULL, "bench", "-a", ALG, "--ops", "sign", "--workers", "2",
                       "--iterations", "2", "--json", j, NULL), 0);
-    check_bench_json(j, "sign", 2, 1); /* several workers: one library thread each */
+    check_bench_json(j, "sign", 1, 2, 1); /* several workers: one library thread each */
     remove(j);
-    CHECK_INT(run_hbs(NULL, NULL, "bench", "-a", ALG, "--ops", "keygen,verify", "--op-threads",
+    CHECK_INT(run_hbs(NULL, NULL, "bench", "-a", ALG, "--ops", "keygen,verify", "--threads",
                       "3", "--iterations", "2", "--json", j, NULL), 0);
-    check_bench_json(j, "keygen,verify", 1, 3);
+    check_bench_json(j, "keygen,verify", 3, 1, 1);
+    remove(j);
+    CHECK_INT(run_hbs(NULL, NULL, "bench", "-a", ALG, "--ops", "sign,verify", "--batch", "3",
+                      "--threads", "2", "--iterations", "2", "--json", j, NULL), 0);
+    check_bench_json(j, "sign,verify", 2, 1, 3);
 
     /* --json - puts the JSON alone on stdout. */
     CHECK_INT(run_hbs(NULL, out, "bench", "-a", ALG, "--ops", "verify", "--min-time", "0",
