@@ -1,11 +1,14 @@
 /* The one test runner. `hbs_tests` runs everything; `hbs_tests PATTERN...` runs the tests
- * whose "group/name" contains one of the patterns. Exit status 0 only if nothing failed. */
+ * whose "group/name" contains one of the patterns. `--backend NAME` forces a hash backend
+ * first; `--backend all` runs the selection once on every backend compiled in, reporting
+ * those this CPU lacks as skipped. Exit status 0 only if nothing failed. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "hbs/hbs.h"
 #include "test.h"
 #include "groups.h"
 
@@ -72,10 +75,10 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-int main(int argc, char **argv)
+static int passed, failed, skipped;
+
+static void run_all(int argc, char **argv)
 {
-    int passed = 0, failed = 0, skipped = 0;
-    setvbuf(stdout, NULL, _IOLBF, 0);
     for (size_t g = 0; hbs_test_groups[g].name; g++) {
         const hbs_test_group *grp = &hbs_test_groups[g];
         for (const hbs_test *t = grp->tests; t->name; t++) {
@@ -100,6 +103,46 @@ int main(int argc, char **argv)
                 printf("ok    %-48s %6.2fs  %s\n", full, dt, cur_note);
             }
         }
+    }
+}
+
+/* Forces a backend for this process and for the hbs processes the CLI tests start. */
+static int use_backend(const char *name)
+{
+    if (hbs_set_backend(name) != HBS_OK)
+        return 0;
+    setenv("HBS_BACKEND", name, 1);
+    return 1;
+}
+
+int main(int argc, char **argv)
+{
+    const char *backend = NULL;
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    if (argc >= 3 && strcmp(argv[1], "--backend") == 0) {
+        backend = argv[2];
+        argv[2] = argv[0];
+        argv += 2;
+        argc -= 2;
+    }
+    if (backend && strcmp(backend, "all") == 0) {
+        for (size_t i = 0; hbs_backend_at(i); i++) {
+            const char *name = hbs_backend_at(i);
+            printf("\n=== hash backend %s ===\n", name);
+            if (!use_backend(name)) {
+                skipped++;
+                printf("SKIP  %-48s *** SKIPPED: not supported by this CPU ***\n", name);
+                continue;
+            }
+            run_all(argc, argv);
+        }
+    } else {
+        if (backend && !use_backend(backend)) {
+            fprintf(stderr, "hbs_tests: backend %s is not available here\n", backend);
+            return 2;
+        }
+        printf("hash backend: %s\n", hbs_backend_name());
+        run_all(argc, argv);
     }
     printf("\n%d passed, %d failed, %d skipped\n", passed, failed, skipped);
     if (skipped)
