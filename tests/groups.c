@@ -3,6 +3,7 @@
 const hbs_test_group hbs_test_groups[] = {
     {"unit", hbs_tests_hash},
     {"unit", hbs_tests_encoding},
+    {"unit", hbs_tests_simd_sha256},
     {"unit", hbs_tests_simd_sha512},
     {"unit", hbs_tests_simd_keccak},
     {"unit", hbs_tests_slhdsa},

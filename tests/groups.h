@@ -12,6 +12,7 @@ extern const hbs_test_group hbs_test_groups[];
 
 extern const hbs_test hbs_tests_hash[];     /* tests/unit/test_hash.c */
 extern const hbs_test hbs_tests_encoding[]; /* tests/unit/test_encoding.c */
+extern const hbs_test hbs_tests_simd_sha256[]; /* tests/unit/test_simd_sha256.c */
 extern const hbs_test hbs_tests_simd_sha512[]; /* tests/unit/test_simd_sha512.c */
 extern const hbs_test hbs_tests_simd_keccak[]; /* tests/unit/test_simd_keccak.c */
 extern const hbs_test hbs_tests_slhdsa[];   /* tests/unit/test_slhdsa.c */
