@@ -36,6 +36,9 @@ void hbs_sha256(uint8_t out[32], const uint8_t *in, size_t len);
 /* One compression of a 64-byte block into state h (the portable reference). */
 void hbs_sha256_compress_portable(uint32_t h[8], const uint8_t *blocks, size_t nblocks);
 
+/* The round constants (FIPS 180-4, 4.2.2), shared by the portable code and every backend. */
+extern const uint32_t hbs_sha256_K[64];
+
 /* ---- SHA-512 / SHA-384 / SHA-512/224 / SHA-512/256 ---- */
 typedef struct {
     uint64_t h[8];
@@ -54,6 +57,8 @@ void hbs_sha512_update(hbs_sha512_ctx *c, const uint8_t *in, size_t len);
 void hbs_sha512_final(hbs_sha512_ctx *c, uint8_t *out);
 void hbs_sha512(uint8_t out[64], const uint8_t *in, size_t len);
 void hbs_sha512_compress_portable(uint64_t h[8], const uint8_t *blocks, size_t nblocks);
+
+extern const uint64_t hbs_sha512_K[80]; /* FIPS 180-4, 4.2.3 */
 
 /* ---- Keccak: SHA3-224/256/384/512, SHAKE128, SHAKE256 ---- */
 typedef struct {

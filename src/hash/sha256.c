@@ -8,7 +8,7 @@
 #include "hbs/hbs.h"
 #include "hash/hash.h"
 
-static const uint32_t K256[64] = {
+const uint32_t hbs_sha256_K[64] __attribute__((aligned(64))) = {
     0x428a2f98u, 0x71374491u, 0xb5c0fbcfu, 0xe9b5dba5u,
     0x3956c25bu, 0x59f111f1u, 0x923f82a4u, 0xab1c5ed5u,
     0xd807aa98u, 0x12835b01u, 0x243185beu, 0x550c7dc3u,
@@ -114,11 +114,11 @@ void hbs_sha256_compress_portable(uint32_t state[8], const uint8_t *blocks, size
     while (nblocks--) {
         uint32_t a = state[0], b = state[1], c = state[2], d = state[3];
         uint32_t e = state[4], f = state[5], g = state[6], h = state[7];
-        const uint32_t *k = K256;
+        const uint32_t *k = hbs_sha256_K;
         for (unsigned i = 0; i < 16; i++)
             w[i] = load_be32(blocks + 4 * i);
         SHA256_ROUNDS16(SHA256_W_LOADED);
-        for (k = K256 + 16; k < K256 + 64; k += 16)
+        for (k = hbs_sha256_K + 16; k < hbs_sha256_K + 64; k += 16)
             SHA256_ROUNDS16(SHA256_W_NEXT);
         state[0] += a;
         state[1] += b;

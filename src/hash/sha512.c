@@ -8,7 +8,7 @@
 #include "hbs/hbs.h"
 #include "hash/hash.h"
 
-static const uint64_t K512[80] = {
+const uint64_t hbs_sha512_K[80] __attribute__((aligned(64))) = {
     0x428a2f98d728ae22ULL, 0x7137449123ef65cdULL, 0xb5c0fbcfec4d3b2fULL, 0xe9b5dba58189dbbcULL,
     0x3956c25bf348b538ULL, 0x59f111f1b605d019ULL, 0x923f82a4af194f9bULL, 0xab1c5ed5da6d8118ULL,
     0xd807aa98a3030242ULL, 0x12835b0145706fbeULL, 0x243185be4ee4b28cULL, 0x550c7dc3d5ffb4e2ULL,
@@ -115,11 +115,11 @@ void hbs_sha512_compress_portable(uint64_t state[8], const uint8_t *blocks, size
     while (nblocks--) {
         uint64_t a = state[0], b = state[1], c = state[2], d = state[3];
         uint64_t e = state[4], f = state[5], g = state[6], h = state[7];
-        const uint64_t *k = K512;
+        const uint64_t *k = hbs_sha512_K;
         for (unsigned i = 0; i < 16; i++)
             w[i] = load_be64(blocks + 8 * i);
         SHA512_ROUNDS16(SHA512_W_LOADED);
-        for (k = K512 + 16; k < K512 + 80; k += 16)
+        for (k = hbs_sha512_K + 16; k < hbs_sha512_K + 80; k += 16)
             SHA512_ROUNDS16(SHA512_W_NEXT);
         state[0] += a;
         state[1] += b;
