@@ -45,6 +45,7 @@ static void thash_sha2(const slhdsa_ctx *c, uint8_t *out, const uint8_t *in, siz
     size_t chunk = THASH_BUF / jlen;
     uint8_t buf[THASH_BUF];
     uint8_t dig[THASH_MAX_CHUNK * 64];
+    size_t used = 0; /* most jobs in one chunk */
 
     if (chunk > THASH_MAX_CHUNK)
         chunk = THASH_MAX_CHUNK;
@@ -54,6 +55,7 @@ static void thash_sha2(const slhdsa_ctx *c, uint8_t *out, const uint8_t *in, siz
             adrs_compress(buf + i * jlen, &adrs[i]);
             memcpy(buf + i * jlen + SLHDSA_ADRSC_BYTES, in + i * in_stride, inbytes);
         }
+        used = todo > used ? todo : used;
         if (wide)
             hbs_sha512_many(dig, &c->sha512_seeded, buf, jlen, todo);
         else
@@ -65,8 +67,9 @@ static void thash_sha2(const slhdsa_ctx *c, uint8_t *out, const uint8_t *in, siz
         adrs += todo;
         count -= todo;
     }
-    hbs_memzero(buf, sizeof buf);
-    hbs_memzero(dig, sizeof dig);
+    /* inputs may be secret (PRF seeds, chain starts): wipe what was used, not all 20 KB */
+    hbs_memzero(buf, used * jlen);
+    hbs_memzero(dig, used * dlen);
 }
 
 static void thash_shake(const slhdsa_ctx *c, uint8_t *out, const uint8_t *in, size_t in_stride,
@@ -74,7 +77,7 @@ static void thash_shake(const slhdsa_ctx *c, uint8_t *out, const uint8_t *in, si
 {
     const size_t n = c->p->n;
     const size_t jlen = n + SLHDSA_ADRS_BYTES + inbytes;
-    size_t chunk = THASH_BUF / jlen;
+    size_t chunk = THASH_BUF / jlen, used = 0;
     uint8_t buf[THASH_BUF];
 
     if (chunk > THASH_MAX_CHUNK)
@@ -87,13 +90,14 @@ static void thash_shake(const slhdsa_ctx *c, uint8_t *out, const uint8_t *in, si
             memcpy(j + n, adrs[i].b, SLHDSA_ADRS_BYTES);
             memcpy(j + n + SLHDSA_ADRS_BYTES, in + i * in_stride, inbytes);
         }
+        used = todo > used ? todo : used;
         hbs_shake256_many(out, n, buf, jlen, todo);
         out += todo * n;
         in += todo * in_stride;
         adrs += todo;
         count -= todo;
     }
-    hbs_memzero(buf, sizeof buf);
+    hbs_memzero(buf, used * jlen);
 }
 
 void hbs_slhdsa_thash_many(const slhdsa_ctx *c, uint8_t *out, const uint8_t *in, size_t l,
