@@ -122,7 +122,7 @@ static void make_prefix(hbs_sha512_ctx *c, size_t prelen)
     hbs_sha512_update(c, pre, prelen);
 }
 
-static void check_kernel(const char *kernel, sha512_many_fn fn)
+__attribute__((unused)) static void check_kernel(const char *kernel, sha512_many_fn fn)
 {
     static const size_t prelens[] = {0, HBS_SHA512_BLOCK, 2 * HBS_SHA512_BLOCK};
     const size_t max_count = LARGE_COUNTS[sizeof LARGE_COUNTS / sizeof LARGE_COUNTS[0] - 1];
