@@ -4,7 +4,7 @@
 # Usage: scripts/bench-cpu.sh [NAME]   (default: the date); run on an idle machine.
 set -eu
 cd "$(dirname "$0")/.."
-make -s build
+make -s build >/dev/null
 name=${1:-$(date -u +%Y-%m-%d)-cpu}
 out=bench/results/$name
 mkdir -p bench/results
@@ -14,6 +14,7 @@ cores=$(nproc)
 {
   echo "# hbs CPU benchmark $name"
   echo "# $(uname -srm); $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); $cores logical CPUs"
+  echo "# cpu family $(grep -m1 'cpu family' /proc/cpuinfo | cut -d: -f2 | tr -d ' '), model $(grep -m1 -E '^model\s' /proc/cpuinfo | cut -d: -f2 | tr -d ' ') (AMD family 25 model 17 is Zen 4)"
   echo "# flags: $(grep -m1 -o -w -E 'avx2|avx512f|sha_ni' /proc/cpuinfo | sort -u | tr '\n' ' ')"
   echo
   echo "## portable code, 1 thread"
