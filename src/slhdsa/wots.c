@@ -44,12 +44,8 @@ void hbs_slhdsa_wots_pkgen_many(const slhdsa_ctx *c, uint8_t *pk, const slhdsa_a
         }
         hbs_slhdsa_prf_many(c, vals, adrs, jobs);
         for (size_t j = 0; j < jobs; j++)
-            adrs_put32(adrs[j].b + 16, ADRS_WOTS_HASH);
-        for (uint32_t step = 0; step < SLHDSA_W - 1; step++) {
-            for (size_t j = 0; j < jobs; j++)
-                adrs_set_hash(&adrs[j], step);
-            hbs_slhdsa_thash_many(c, vals, vals, 1, adrs, jobs);
-        }
+            adrs_put32(adrs[j].b + 16, ADRS_WOTS_HASH); /* hash address 0: the chain start */
+        hbs_slhdsa_chains(c, vals, adrs, jobs, SLHDSA_W - 1);
         for (size_t l = 0; l < nb; l++) {
             slhdsa_adrs *a = &adrs[l];
             *a = *tree;
