@@ -26,98 +26,10 @@
 #include <string.h>
 
 #include "hbs/hbs.h"
+#include "hash/x86/sha512_plan.h"
 #include "hash/x86/x86.h"
 
 #define BLOCK HBS_SHA512_BLOCK
-
-/* ---- once per batch ------------------------------------------------------------------------ */
-
-static inline uint64_t rotr64(uint64_t x, unsigned n) { return (x >> n) | (x << (64 - n)); }
-
-/* What every message of a batch shares. */
-typedef struct {
-    uint64_t h[8];       /* the state the messages continue from */
-    size_t inlen, full;  /* message length, whole blocks in it */
-    size_t rem;          /* bytes in the final, partial block (0: none) */
-    size_t batch_bytes;  /* count * inlen: no load may reach past this */
-    uint64_t mask[16];   /* final block: message bytes kept (big-endian words) */
-    uint64_t tmpl[16];   /* final block: padding merged in */
-    int has_const;       /* a block of padding alone follows (or is the final block) */
-    uint64_t kw[80];     /* its K[t] + W[t] */
-} batch_plan;
-
-static void plan_batch(batch_plan *pl, const hbs_sha512_ctx *prefix, size_t inlen,
-                       size_t count)
-{
-    uint64_t total, w[80];
-    size_t rem = inlen % BLOCK;
-
-    if (prefix) {
-        memcpy(pl->h, prefix->h, sizeof pl->h);
-        total = prefix->bytes + inlen;
-    } else {
-        hbs_sha512_ctx init;
-        hbs_sha512_init(&init);
-        memcpy(pl->h, init.h, sizeof pl->h);
-        total = inlen;
-    }
-    pl->inlen = inlen;
-    pl->full = inlen / BLOCK;
-    pl->rem = rem;
-    pl->batch_bytes = count * inlen;
-    /* 0x80 and the 16-byte length must fit after the tail, else they need a block more. */
-    pl->has_const = rem == 0 || rem + 17 > BLOCK;
-
-    for (size_t j = 0; j < 16; j++) {
-        size_t kept = rem > 8 * j ? rem - 8 * j : 0; /* message bytes in word j */
-        pl->mask[j] = kept >= 8 ? ~0ULL : kept ? ~0ULL << (64 - 8 * kept) : 0;
-        pl->tmpl[j] = 0;
-        w[j] = 0;
-    }
-    if (rem)
-        pl->tmpl[rem / 8] = 0x80ULL << (56 - 8 * (rem % 8));
-    else
-        w[0] = 0x80ULL << 56;
-    if (!pl->has_const) {
-        pl->tmpl[14] = total >> 61;
-        pl->tmpl[15] = total << 3;
-        return;
-    }
-    w[14] = total >> 61;
-    w[15] = total << 3;
-    for (unsigned t = 16; t < 80; t++) {
-        uint64_t s0 = rotr64(w[t - 15], 1) ^ rotr64(w[t - 15], 8) ^ (w[t - 15] >> 7);
-        uint64_t s1 = rotr64(w[t - 2], 19) ^ rotr64(w[t - 2], 61) ^ (w[t - 2] >> 6);
-        w[t] = w[t - 16] + s0 + w[t - 7] + s1;
-    }
-    for (unsigned t = 0; t < 80; t++)
-        pl->kw[t] = hbs_sha512_K[t] + w[t];
-}
-
-/* Where lane l of the group from message `first` reads block `blk` (blk == full: the tail).
- * Lanes past `active` repeat the last message. A tail whose whole block would reach past the
- * batch is copied into copy[l], zero-filled; *copied records that copy holds message bytes. */
-static void block_pointers(const uint8_t **p, unsigned lanes, const batch_plan *pl,
-                           const uint8_t *in, size_t first, size_t active, size_t blk,
-                           uint8_t (*copy)[BLOCK], int *copied)
-{
-    for (unsigned l = 0; l < lanes; l++) {
-        size_t off;
-        if (l >= active) {
-            p[l] = p[active - 1];
-            continue;
-        }
-        off = (first + l) * pl->inlen + blk * BLOCK;
-        if (blk < pl->full || off + BLOCK <= pl->batch_bytes) {
-            p[l] = in + off;
-        } else {
-            memcpy(copy[l], in + off, pl->rem);
-            memset(copy[l] + pl->rem, 0, BLOCK - pl->rem);
-            p[l] = copy[l];
-            *copied = 1;
-        }
-    }
-}
 
 /* Sixteen rounds from round r with round function RND; KW(t) is K[t] + W[t]. */
 #define ROUNDS16(RND, r, KW)                                                                 \
@@ -275,7 +187,7 @@ static inline __attribute__((always_inline)) void load_x8(v8 m[16], const uint8_
 
 /* Digests of messages first .. first+active-1 (active <= 8). m and copy are the caller's
  * scratch, wiped by it. */
-static void group_x8(uint8_t *out, const batch_plan *pl, const uint8_t *in, size_t first,
+static void group_x8(uint8_t *out, const hbs_sha512_plan *pl, const uint8_t *in, size_t first,
                      size_t active, v8 m[16], uint8_t (*copy)[BLOCK], int *copied)
 {
     const uint8_t *p[8];
@@ -284,12 +196,12 @@ static void group_x8(uint8_t *out, const batch_plan *pl, const uint8_t *in, size
     for (unsigned j = 0; j < 8; j++)
         s[j] = BCAST8(pl->h[j]);
     for (size_t blk = 0; blk < pl->full; blk++) {
-        block_pointers(p, 8, pl, in, first, active, blk, copy, copied);
+        hbs_sha512_block_pointers(p, 8, pl, in, first, active, blk, copy, copied);
         load_x8(m, p);
         compress_x8(s, m);
     }
     if (pl->rem) {
-        block_pointers(p, 8, pl, in, first, active, pl->full, copy, copied);
+        hbs_sha512_block_pointers(p, 8, pl, in, first, active, pl->full, copy, copied);
         load_x8(m, p);
 #pragma GCC unroll 16
         for (unsigned j = 0; j < 16; j++)
@@ -411,7 +323,7 @@ static inline __attribute__((always_inline)) void load_x4(v4 m[16], const uint8_
 }
 
 /* As group_x8, for active <= 4. */
-static void group_x4(uint8_t *out, const batch_plan *pl, const uint8_t *in, size_t first,
+static void group_x4(uint8_t *out, const hbs_sha512_plan *pl, const uint8_t *in, size_t first,
                      size_t active, v4 m[16], uint8_t (*copy)[BLOCK], int *copied)
 {
     const uint8_t *p[4];
@@ -420,12 +332,12 @@ static void group_x4(uint8_t *out, const batch_plan *pl, const uint8_t *in, size
     for (unsigned j = 0; j < 8; j++)
         s[j] = BCAST4(pl->h[j]);
     for (size_t blk = 0; blk < pl->full; blk++) {
-        block_pointers(p, 4, pl, in, first, active, blk, copy, copied);
+        hbs_sha512_block_pointers(p, 4, pl, in, first, active, blk, copy, copied);
         load_x4(m, p);
         compress_x4(s, m);
     }
     if (pl->rem) {
-        block_pointers(p, 4, pl, in, first, active, pl->full, copy, copied);
+        hbs_sha512_block_pointers(p, 4, pl, in, first, active, pl->full, copy, copied);
         load_x4(m, p);
 #pragma GCC unroll 16
         for (unsigned j = 0; j < 16; j++)
@@ -449,7 +361,7 @@ void hbs_sha512_many_avx512(uint8_t *out, const hbs_sha512_ctx *prefix, const ui
                             size_t inlen, size_t count)
 {
     const size_t groups = count / 8, left = count % 8;
-    batch_plan pl;
+    hbs_sha512_plan pl;
     uint8_t copy[8][BLOCK];
     v8 m8[16];
     v4 m4[16];
@@ -461,7 +373,7 @@ void hbs_sha512_many_avx512(uint8_t *out, const hbs_sha512_ctx *prefix, const ui
         hbs_sha512_many_portable(out, prefix, in, inlen, count);
         return;
     }
-    plan_batch(&pl, prefix, inlen, count);
+    hbs_sha512_plan_batch(&pl, prefix, inlen, count);
     for (size_t g = 0; g < groups; g++) {
         group_x8(out, &pl, in, 8 * g, 8, m8, copy, &copied);
         used8 = 1;
