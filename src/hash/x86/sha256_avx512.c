@@ -36,40 +36,10 @@
 #include <string.h>
 
 #include "hbs/hbs.h"
+#include "hash/x86/sha256_lanes.h"
 #include "hash/x86/x86.h"
 
 #define LANES 16
-
-#define ALWAYS_INLINE inline __attribute__((always_inline))
-/* Loops over lanes and words must be unrolled for the data to stay in registers. */
-#define UNROLL_(n) _Pragma(#n)
-#define UNROLL(n) UNROLL_(GCC unroll n)
-
-static const uint32_t IV256[8] = {
-    0x6a09e667u, 0xbb67ae85u, 0x3c6ef372u, 0xa54ff53au,
-    0x510e527fu, 0x9b05688cu, 0x1f83d9abu, 0x5be0cd19u,
-};
-
-static inline uint32_t rotr32(uint32_t x, unsigned n) { return (x >> n) | (x << (32 - n)); }
-
-static inline void store_be32(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)(v >> 24);
-    p[1] = (uint8_t)(v >> 16);
-    p[2] = (uint8_t)(v >> 8);
-    p[3] = (uint8_t)v;
-}
-
-static inline void store_be64(uint8_t *p, uint64_t v)
-{
-    store_be32(p, (uint32_t)(v >> 32));
-    store_be32(p + 4, (uint32_t)v);
-}
-
-static inline uint32_t load_be32(const uint8_t *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | (uint32_t)p[3];
-}
 
 /* Hides a table's address from the optimiser, so that round constants are added straight
  * from memory (embedded broadcast); a compiler may otherwise rebuild each one from an
@@ -163,21 +133,6 @@ static inline void compress16_const(__m512i s[8], const uint32_t kwc[64])
     s[5] = ADD(s[5], f);
     s[6] = ADD(s[6], g);
     s[7] = ADD(s[7], h);
-}
-
-/* K[t] + W[t] for the 64 rounds of one block (scalar, once per batch). */
-static void const_schedule(uint32_t kwc[64], const uint8_t block[64])
-{
-    uint32_t w[64];
-    for (unsigned t = 0; t < 16; t++)
-        w[t] = load_be32(block + 4 * t);
-    for (unsigned t = 16; t < 64; t++) {
-        uint32_t s0 = rotr32(w[t - 15], 7) ^ rotr32(w[t - 15], 18) ^ (w[t - 15] >> 3);
-        uint32_t s1 = rotr32(w[t - 2], 17) ^ rotr32(w[t - 2], 19) ^ (w[t - 2] >> 10);
-        w[t] = w[t - 16] + s0 + w[t - 7] + s1;
-    }
-    for (unsigned t = 0; t < 64; t++)
-        kwc[t] = hbs_sha256_K[t] + w[t];
 }
 
 /* ---- moving data between messages and lanes ----------------------------------------- */
@@ -301,9 +256,9 @@ static void plan_batch(batch_plan *p, const hbs_sha256_ctx *prefix, size_t inlen
     p->tail_const = p->rem == 0;
     p->second_const = taillen == 128;
     if (p->tail_const)
-        const_schedule(p->kwc, tail);
+        sha256_const_schedule(p->kwc, tail);
     else if (p->second_const)
-        const_schedule(p->kwc, tail + 64);
+        sha256_const_schedule(p->kwc, tail + 64);
     else
         memset(p->kwc, 0, sizeof p->kwc);
 }

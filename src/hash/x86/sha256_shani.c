@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "hbs/hbs.h"
+#include "hash/x86/sha256_lanes.h"
 #include "hash/x86/x86.h"
 
 /* Messages in flight. sha256rnds2 has a latency of 4 cycles and a throughput of one per
@@ -28,37 +29,6 @@
  * 38-byte messages after a 64-byte prefix, M compressions/s on one core, GCC 12): 2 ways
  * 33, 3 ways 47, 4 ways 50, 5 ways 51, 6 ways 50. The code below assumes 4. */
 #define WAYS 4
-
-#define ALWAYS_INLINE inline __attribute__((always_inline))
-/* Loops over rounds and messages must be unrolled for the state to stay in registers. */
-#define UNROLL_(n) _Pragma(#n)
-#define UNROLL(n) UNROLL_(GCC unroll n)
-
-static const uint32_t IV256[8] = {
-    0x6a09e667u, 0xbb67ae85u, 0x3c6ef372u, 0xa54ff53au,
-    0x510e527fu, 0x9b05688cu, 0x1f83d9abu, 0x5be0cd19u,
-};
-
-static inline uint32_t rotr32(uint32_t x, unsigned n) { return (x >> n) | (x << (32 - n)); }
-
-static inline void store_be32(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)(v >> 24);
-    p[1] = (uint8_t)(v >> 16);
-    p[2] = (uint8_t)(v >> 8);
-    p[3] = (uint8_t)v;
-}
-
-static inline void store_be64(uint8_t *p, uint64_t v)
-{
-    store_be32(p, (uint32_t)(v >> 32));
-    store_be32(p + 4, (uint32_t)v);
-}
-
-static inline uint32_t load_be32(const uint8_t *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | (uint32_t)p[3];
-}
 
 /* Byte order of each 32-bit word reversed. */
 static ALWAYS_INLINE __m128i bswap_mask(void)
@@ -106,15 +76,7 @@ typedef struct {
 static void const_schedule(__m128i kwc[16], const uint8_t block[64])
 {
     uint32_t w[64];
-    for (unsigned t = 0; t < 16; t++)
-        w[t] = load_be32(block + 4 * t);
-    for (unsigned t = 16; t < 64; t++) {
-        uint32_t s0 = rotr32(w[t - 15], 7) ^ rotr32(w[t - 15], 18) ^ (w[t - 15] >> 3);
-        uint32_t s1 = rotr32(w[t - 2], 17) ^ rotr32(w[t - 2], 19) ^ (w[t - 2] >> 10);
-        w[t] = w[t - 16] + s0 + w[t - 7] + s1;
-    }
-    for (unsigned t = 0; t < 64; t++)
-        w[t] += hbs_sha256_K[t];
+    sha256_const_schedule(w, block);
     for (unsigned q = 0; q < 16; q++)
         kwc[q] = _mm_loadu_si128((const __m128i *)(const void *)(w + 4 * q));
 }
