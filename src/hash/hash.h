@@ -69,6 +69,9 @@ typedef struct {
     int squeezing;
 } hbs_keccak_ctx;
 
+/* The round constants of Keccak-f[1600] (FIPS 202, 3.2.5), shared by every backend. */
+extern const uint64_t hbs_keccak_rc[24];
+
 void hbs_keccak_f1600_portable(uint64_t s[25]);
 void hbs_shake128_init(hbs_keccak_ctx *c);
 void hbs_shake256_init(hbs_keccak_ctx *c);

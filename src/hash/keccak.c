@@ -9,7 +9,7 @@
 #include "hbs/hbs.h"
 #include "hash/hash.h"
 
-static const uint64_t RC[24] = {
+const uint64_t hbs_keccak_rc[24] = {
     0x0000000000000001ULL, 0x0000000000008082ULL, 0x800000000000808aULL, 0x8000000080008000ULL,
     0x000000000000808bULL, 0x0000000080000001ULL, 0x8000000080008081ULL, 0x8000000000008009ULL,
     0x000000000000008aULL, 0x0000000000000088ULL, 0x0000000080008009ULL, 0x000000008000000aULL,
@@ -112,8 +112,8 @@ void hbs_keccak_f1600_portable(uint64_t s[25])
 {
     uint64_t t[25];
     for (unsigned i = 0; i < 24; i += 2) {
-        keccak_round(t, s, RC[i]);
-        keccak_round(s, t, RC[i + 1]);
+        keccak_round(t, s, hbs_keccak_rc[i]);
+        keccak_round(s, t, hbs_keccak_rc[i + 1]);
     }
 }
 

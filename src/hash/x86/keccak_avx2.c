@@ -24,15 +24,6 @@
 #define RATE HBS_SHAKE256_RATE
 #define RATE_WORDS (RATE / 8)
 
-static const uint64_t RC[24] = {
-    0x0000000000000001ULL, 0x0000000000008082ULL, 0x800000000000808aULL, 0x8000000080008000ULL,
-    0x000000000000808bULL, 0x0000000080000001ULL, 0x8000000080008081ULL, 0x8000000000008009ULL,
-    0x000000000000008aULL, 0x0000000000000088ULL, 0x0000000080008009ULL, 0x000000008000000aULL,
-    0x000000008000808bULL, 0x800000000000008bULL, 0x8000000000008089ULL, 0x8000000000008003ULL,
-    0x8000000000008002ULL, 0x8000000000000080ULL, 0x000000000000800aULL, 0x800000008000000aULL,
-    0x8000000080008081ULL, 0x8000000000008080ULL, 0x0000000080000001ULL, 0x8000000080008008ULL,
-};
-
 #define XOR(a, b) _mm256_xor_si256((a), (b))
 #define CHI(a, b, c) XOR((a), _mm256_andnot_si256((b), (c))) /* a ^ (~b & c) */
 #define ROL(x, n) _mm256_or_si256(_mm256_slli_epi64((x), (n)), _mm256_srli_epi64((x), 64 - (n)))
@@ -122,8 +113,8 @@ static __attribute__((noinline)) void keccak_f1600_x4(__m256i s[25])
                                            1, 2, 3, 4, 5, 6, 7, 0, 9, 10, 11, 12, 13, 14, 15, 8);
     __m256i t[25];
     for (unsigned i = 0; i < 24; i += 2) {
-        keccak_round_x4(t, s, RC[i], rot8, rot56);
-        keccak_round_x4(s, t, RC[i + 1], rot8, rot56);
+        keccak_round_x4(t, s, hbs_keccak_rc[i], rot8, rot56);
+        keccak_round_x4(s, t, hbs_keccak_rc[i + 1], rot8, rot56);
     }
 }
 

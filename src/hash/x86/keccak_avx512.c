@@ -26,15 +26,6 @@
 #define RATE HBS_SHAKE256_RATE
 #define RATE_WORDS (RATE / 8)
 
-static const uint64_t RC[24] = {
-    0x0000000000000001ULL, 0x0000000000008082ULL, 0x800000000000808aULL, 0x8000000080008000ULL,
-    0x000000000000808bULL, 0x0000000080000001ULL, 0x8000000080008081ULL, 0x8000000000008009ULL,
-    0x000000000000008aULL, 0x0000000000000088ULL, 0x0000000080008009ULL, 0x000000008000000aULL,
-    0x000000008000808bULL, 0x800000000000008bULL, 0x8000000000008089ULL, 0x8000000000008003ULL,
-    0x8000000000008002ULL, 0x8000000000000080ULL, 0x000000000000800aULL, 0x800000008000000aULL,
-    0x8000000080008081ULL, 0x8000000000008080ULL, 0x0000000080000001ULL, 0x8000000080008008ULL,
-};
-
 #define XOR(a, b) _mm512_xor_si512((a), (b))
 #define XOR3(a, b, c) _mm512_ternarylogic_epi64((a), (b), (c), 0x96) /* a ^ b ^ c */
 #define CHI(a, b, c) _mm512_ternarylogic_epi64((a), (b), (c), 0xd2)  /* a ^ (~b & c) */
@@ -128,14 +119,14 @@ keccak_round_x8(__m512i *restrict e, const __m512i *restrict a, uint64_t rc)
 static inline __attribute__((always_inline)) void permute_x8(__m512i s[25])
 {
     __m512i a[25], t[25];
-    keccak_round_x8(t, s, RC[0]);
-    keccak_round_x8(a, t, RC[1]);
+    keccak_round_x8(t, s, hbs_keccak_rc[0]);
+    keccak_round_x8(a, t, hbs_keccak_rc[1]);
     for (unsigned i = 2; i < 22; i += 2) {
-        keccak_round_x8(t, a, RC[i]);
-        keccak_round_x8(a, t, RC[i + 1]);
+        keccak_round_x8(t, a, hbs_keccak_rc[i]);
+        keccak_round_x8(a, t, hbs_keccak_rc[i + 1]);
     }
-    keccak_round_x8(t, a, RC[22]);
-    keccak_round_x8(s, t, RC[23]);
+    keccak_round_x8(t, a, hbs_keccak_rc[22]);
+    keccak_round_x8(s, t, hbs_keccak_rc[23]);
 }
 
 /* The one out-of-line copy, for states in memory. */
