@@ -126,6 +126,7 @@ int main(int argc, char **argv)
         argc -= 2;
     }
     if (backend && strcmp(backend, "all") == 0) {
+        int first = 1;
         for (size_t i = 0; hbs_backend_at(i); i++) {
             const char *name = hbs_backend_at(i);
             printf("\n=== hash backend %s ===\n", name);
@@ -134,6 +135,8 @@ int main(int argc, char **argv)
                 printf("SKIP  %-48s *** SKIPPED: not supported by this CPU ***\n", name);
                 continue;
             }
+            test_set_full_pass(first);
+            first = 0;
             run_all(argc, argv);
         }
     } else {

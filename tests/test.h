@@ -59,6 +59,11 @@ uint8_t *test_unhex(const char *hex, size_t *len);
 void test_rand_bytes(uint8_t *out, size_t len);
 /* Path of the hbs binary under test (for CLI tests), from $HBS_BIN or the build tree. */
 const char *test_hbs_bin(void);
+/* 1 on the first (best) backend pass of `--backend all`, and in a run on one backend; 0 on
+ * the later passes. Tests whose full vector set takes minutes (tall-tree key generation) run
+ * all of it when this is 1 and a representative subset otherwise, saying so in a note. */
+int test_full_pass(void);
+void test_set_full_pass(int full);
 /* A fresh scratch directory for this run (created on first use). */
 const char *test_tmpdir(void);
 

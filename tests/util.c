@@ -135,3 +135,15 @@ const char *test_tmpdir(void)
     }
     return path;
 }
+
+static int full_pass = 1;
+
+int test_full_pass(void)
+{
+    return full_pass;
+}
+
+void test_set_full_pass(int full)
+{
+    full_pass = full;
+}
