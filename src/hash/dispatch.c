@@ -129,6 +129,18 @@ void hbs_shake256_many_portable(uint8_t *out, size_t outlen, const uint8_t *in, 
     hbs_memzero(&c, sizeof c);
 }
 
+void hbs_shake128_many_portable(uint8_t *out, size_t outlen, const uint8_t *in, size_t inlen,
+                                   size_t count)
+{
+    hbs_keccak_ctx c;
+    for (size_t i = 0; i < count; i++) {
+        hbs_shake128_init(&c);
+        hbs_keccak_absorb(&c, nth_in(in, i, inlen), inlen);
+        hbs_keccak_squeeze(&c, nth_out(out, i, outlen), outlen);
+    }
+    hbs_memzero(&c, sizeof c);
+}
+
 /* ---- the backend list ------------------------------------------------------------------- */
 
 static const hbs_hash_backend portable_backend = {
@@ -136,6 +148,7 @@ static const hbs_hash_backend portable_backend = {
     hbs_sha256_many_portable,
     hbs_sha512_many_portable,
     hbs_shake256_many_portable,
+    hbs_shake128_many_portable,
 };
 
 static int always_available(void) { return 1; }
@@ -154,6 +167,7 @@ static const hbs_hash_backend avx512_backend = {
     hbs_sha256_many_avx512,
     hbs_sha512_many_avx512,
     hbs_shake256_many_avx512,
+    NULL,
 };
 #endif
 #if !defined(HBS_NO_X86) && !defined(HBS_NO_SHANI) && !defined(HBS_NO_AVX2)
@@ -163,6 +177,7 @@ static const hbs_hash_backend shani_backend = {
     hbs_sha256_many_shani,
     hbs_sha512_many_avx2,
     hbs_shake256_many_avx2,
+    NULL,
 };
 static int shani_available(void) { return hbs_cpu_has_shani() && hbs_cpu_has_avx2(); }
 #endif
@@ -172,6 +187,7 @@ static const hbs_hash_backend avx2_backend = {
     hbs_sha256_many_avx2,
     hbs_sha512_many_avx2,
     hbs_shake256_many_avx2,
+    NULL,
 };
 #endif
 
@@ -296,5 +312,16 @@ void hbs_shake256_many(uint8_t *out, size_t outlen, const uint8_t *in, size_t in
         return;
     b = hbs_hash_backend_active();
     (b->shake256_many ? b->shake256_many : hbs_shake256_many_portable)(out, outlen, in, inlen,
+                                                                    count);
+}
+
+void hbs_shake128_many(uint8_t *out, size_t outlen, const uint8_t *in, size_t inlen,
+                       size_t count)
+{
+    const hbs_hash_backend *b;
+    if (count == 0)
+        return;
+    b = hbs_hash_backend_active();
+    (b->shake128_many ? b->shake128_many : hbs_shake128_many_portable)(out, outlen, in, inlen,
                                                                     count);
 }

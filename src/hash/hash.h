@@ -115,6 +115,10 @@ void hbs_sha512_many(uint8_t *out, const hbs_sha512_ctx *prefix, const uint8_t *
 void hbs_shake256_many(uint8_t *out, size_t outlen, const uint8_t *in, size_t inlen,
                        size_t count);
 
+/* SHAKE128 of each message, outlen bytes each (XMSS-SHAKE_* of RFC 8391). */
+void hbs_shake128_many(uint8_t *out, size_t outlen, const uint8_t *in, size_t inlen,
+                       size_t count);
+
 /* The portable batch functions: the reference every backend is compared with, and the
  * fallback for what a backend leaves out. */
 void hbs_sha256_many_portable(uint8_t *out, const hbs_sha256_ctx *prefix, const uint8_t *in,
@@ -122,6 +126,8 @@ void hbs_sha256_many_portable(uint8_t *out, const hbs_sha256_ctx *prefix, const 
 void hbs_sha512_many_portable(uint8_t *out, const hbs_sha512_ctx *prefix, const uint8_t *in,
                               size_t inlen, size_t count);
 void hbs_shake256_many_portable(uint8_t *out, size_t outlen, const uint8_t *in, size_t inlen,
+                                size_t count);
+void hbs_shake128_many_portable(uint8_t *out, size_t outlen, const uint8_t *in, size_t inlen,
                                 size_t count);
 
 /* ---- Backends ----
@@ -136,6 +142,8 @@ typedef struct {
     void (*sha512_many)(uint8_t *out, const hbs_sha512_ctx *prefix, const uint8_t *in,
                         size_t inlen, size_t count);
     void (*shake256_many)(uint8_t *out, size_t outlen, const uint8_t *in, size_t inlen,
+                          size_t count);
+    void (*shake128_many)(uint8_t *out, size_t outlen, const uint8_t *in, size_t inlen,
                           size_t count);
 } hbs_hash_backend;
 
