@@ -49,6 +49,11 @@ enum {
     HBS_ERR_MALFORMED_INPUT = -10,  /* an encoded input (PEM, DER, hex) is malformed */
     HBS_ERR_BUFFER_TOO_SMALL = -11,
     HBS_ERR_UNSUPPORTED = -12,      /* feature not available in this build or on this CPU */
+    HBS_ERR_KEY_EXHAUSTED = -13,    /* a stateful key has no one-time keys (indices) left */
+    HBS_ERR_STATE = -14,            /* a stateful key's state file is corrupt or inconsistent */
+    HBS_ERR_BUSY = -15,             /* the key file is locked by another signer */
+    HBS_ERR_GPU = -16,              /* a CUDA call failed (hbs_gpu_last_error() says which) */
+    HBS_ERR_NO_GPU = -17,           /* no usable GPU in this build or on this machine */
 };
 
 /* A one-line English description of an HBS_ERR_* code (never NULL). */

@@ -16,6 +16,11 @@ const char *hbs_strerror(int err)
     case HBS_ERR_MALFORMED_INPUT: return "malformed input";
     case HBS_ERR_BUFFER_TOO_SMALL: return "output buffer too small";
     case HBS_ERR_UNSUPPORTED: return "not supported";
+    case HBS_ERR_KEY_EXHAUSTED: return "the stateful key is exhausted: no signatures left";
+    case HBS_ERR_STATE: return "the key state is corrupt or inconsistent";
+    case HBS_ERR_BUSY: return "the key file is in use by another signer";
+    case HBS_ERR_GPU: return "GPU error";
+    case HBS_ERR_NO_GPU: return "no usable GPU";
     default: return "unknown error";
     }
 }
