@@ -54,7 +54,13 @@ enum {
     HBS_ERR_BUSY = -15,             /* the key file is locked by another signer */
     HBS_ERR_GPU = -16,              /* a CUDA call failed (hbs_gpu_last_error() says which) */
     HBS_ERR_NO_GPU = -17,           /* no usable GPU in this build or on this machine */
+    HBS_ERR_CANCELLED = -18,        /* a progress callback asked to stop */
 };
+
+/* Progress of long work (key generation of tall trees): called now and then with the units
+ * done so far and the total; returning nonzero cancels the work (HBS_ERR_CANCELLED). It may
+ * be called from any of the library's threads, never from two at once. */
+typedef int (*hbs_progress_fn)(void *user, uint64_t done, uint64_t total);
 
 /* A one-line English description of an HBS_ERR_* code (never NULL). */
 HBS_API const char *hbs_strerror(int err);

@@ -21,6 +21,7 @@ const char *hbs_strerror(int err)
     case HBS_ERR_BUSY: return "the key file is in use by another signer";
     case HBS_ERR_GPU: return "GPU error";
     case HBS_ERR_NO_GPU: return "no usable GPU";
+    case HBS_ERR_CANCELLED: return "cancelled";
     default: return "unknown error";
     }
 }
