@@ -6,6 +6,7 @@ const hbs_test_group hbs_test_groups[] = {
     {"unit", hbs_tests_simd_sha256},
     {"unit", hbs_tests_simd_sha512},
     {"unit", hbs_tests_simd_keccak},
+    {"unit", hbs_tests_chains},
     {"unit", hbs_tests_slhdsa},
     {"vectors", hbs_tests_vectors},
     {"misuse", hbs_tests_misuse},

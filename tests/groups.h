@@ -15,6 +15,7 @@ extern const hbs_test hbs_tests_encoding[]; /* tests/unit/test_encoding.c */
 extern const hbs_test hbs_tests_simd_sha256[]; /* tests/unit/test_simd_sha256.c */
 extern const hbs_test hbs_tests_simd_sha512[]; /* tests/unit/test_simd_sha512.c */
 extern const hbs_test hbs_tests_simd_keccak[]; /* tests/unit/test_simd_keccak.c */
+extern const hbs_test hbs_tests_chains[];   /* tests/unit/test_chains.c */
 extern const hbs_test hbs_tests_slhdsa[];   /* tests/unit/test_slhdsa.c */
 extern const hbs_test hbs_tests_vectors[];  /* tests/vectors/test_acvp.c */
 extern const hbs_test hbs_tests_interop[];  /* tests/interop/test_noble.c */

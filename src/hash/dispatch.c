@@ -141,6 +141,76 @@ void hbs_shake128_many_portable(uint8_t *out, size_t outlen, const uint8_t *in, 
     hbs_memzero(&c, sizeof c);
 }
 
+/* ---- hash chains ------------------------------------------------------------------------ */
+
+static uint32_t steps_of(const uint8_t *steps, uint32_t steps_all, size_t i)
+{
+    return steps ? steps[i] : steps_all;
+}
+
+static void chain_count_up(uint8_t *msg, const hbs_chain_layout *lay)
+{
+    for (size_t b = lay->ctr_bytes; b-- > 0;)
+        if (++msg[lay->ctr_off + b] != 0)
+            break;
+}
+
+/* The reference: one chain, one step at a time. */
+void hbs_sha256_chains_portable(const hbs_sha256_ctx *prefix, uint8_t *msgs, size_t len,
+                                const hbs_chain_layout *lay, const uint8_t *steps,
+                                uint32_t steps_all, size_t count)
+{
+    uint8_t dig[32];
+    for (size_t i = 0; i < count; i++) {
+        uint8_t *m = msgs + i * len;
+        for (uint32_t s = steps_of(steps, steps_all, i); s > 0; s--) {
+            hbs_sha256_many_portable(dig, prefix, m, len, 1);
+            memcpy(m + lay->val_off, dig, lay->n);
+            chain_count_up(m, lay);
+        }
+    }
+    hbs_memzero(dig, sizeof dig);
+}
+
+/* For backends without a chain kernel: every round hashes the chains that still have steps
+ * left as one batch, gathered into a contiguous buffer. */
+static void chains_lockstep(const hbs_sha256_ctx *prefix, uint8_t *msgs, size_t len,
+                            const hbs_chain_layout *lay, const uint8_t *steps,
+                            uint32_t steps_all, size_t count)
+{
+    enum { CHUNK = 128 };
+    uint8_t buf[CHUNK * 64], dig[CHUNK * 32];
+    size_t idx[CHUNK], used = 0;
+
+    if (len > 64) { /* long messages are rare: keep the buffer small, go one by one */
+        hbs_sha256_chains_portable(prefix, msgs, len, lay, steps, steps_all, count);
+        return;
+    }
+    for (size_t base = 0; base < count; base += CHUNK) {
+        const size_t todo = count - base < CHUNK ? count - base : CHUNK;
+        for (uint32_t round = 0;; round++) {
+            size_t active = 0;
+            for (size_t i = base; i < base + todo; i++) {
+                if (steps_of(steps, steps_all, i) <= round)
+                    continue;
+                memcpy(buf + active * len, msgs + i * len, len);
+                idx[active++] = i;
+            }
+            if (!active)
+                break;
+            used = active > used ? active : used;
+            hbs_sha256_many(dig, prefix, buf, len, active);
+            for (size_t j = 0; j < active; j++) {
+                uint8_t *m = msgs + idx[j] * len;
+                memcpy(m + lay->val_off, dig + 32 * j, lay->n);
+                chain_count_up(m, lay);
+            }
+        }
+    }
+    hbs_memzero(buf, used * len);
+    hbs_memzero(dig, used * 32);
+}
+
 /* ---- the backend list ------------------------------------------------------------------- */
 
 static const hbs_hash_backend portable_backend = {
@@ -149,6 +219,7 @@ static const hbs_hash_backend portable_backend = {
     hbs_sha512_many_portable,
     hbs_shake256_many_portable,
     hbs_shake128_many_portable,
+    NULL,
 };
 
 static int always_available(void) { return 1; }
@@ -168,6 +239,7 @@ static const hbs_hash_backend avx512_backend = {
     hbs_sha512_many_avx512,
     hbs_shake256_many_avx512,
     NULL,
+    hbs_sha256_chains_avx512,
 };
 #endif
 #if !defined(HBS_NO_X86) && !defined(HBS_NO_SHANI) && !defined(HBS_NO_AVX2)
@@ -178,6 +250,7 @@ static const hbs_hash_backend shani_backend = {
     hbs_sha512_many_avx2,
     hbs_shake256_many_avx2,
     NULL,
+    NULL,
 };
 static int shani_available(void) { return hbs_cpu_has_shani() && hbs_cpu_has_avx2(); }
 #endif
@@ -187,6 +260,7 @@ static const hbs_hash_backend avx2_backend = {
     hbs_sha256_many_avx2,
     hbs_sha512_many_avx2,
     hbs_shake256_many_avx2,
+    NULL,
     NULL,
 };
 #endif
@@ -324,4 +398,21 @@ void hbs_shake128_many(uint8_t *out, size_t outlen, const uint8_t *in, size_t in
     b = hbs_hash_backend_active();
     (b->shake128_many ? b->shake128_many : hbs_shake128_many_portable)(out, outlen, in, inlen,
                                                                     count);
+}
+
+void hbs_sha256_chains(const hbs_sha256_ctx *prefix, uint8_t *msgs, size_t len,
+                       const hbs_chain_layout *lay, const uint8_t *steps, uint32_t steps_all,
+                       size_t count)
+{
+    const hbs_hash_backend *b;
+    if (count == 0)
+        return;
+    if (prefix && prefix->buflen) {
+        hbs_sha256_chains_portable(prefix, msgs, len, lay, steps, steps_all, count);
+        return;
+    }
+    b = hbs_hash_backend_active();
+    if (b->sha256_chains && b->sha256_chains(prefix, msgs, len, lay, steps, steps_all, count) == 0)
+        return;
+    chains_lockstep(prefix, msgs, len, lay, steps, steps_all, count);
 }

@@ -119,6 +119,22 @@ void hbs_shake256_many(uint8_t *out, size_t outlen, const uint8_t *in, size_t in
 void hbs_shake128_many(uint8_t *out, size_t outlen, const uint8_t *in, size_t inlen,
                        size_t count);
 
+/* ---- Hash chains (WOTS+, LM-OTS, ...) ----
+ * Chain i is message i (len bytes at msgs + i*len) holding a big-endian step counter of
+ * ctr_bytes bytes at ctr_off and an n-byte value at val_off. One step hashes
+ * prefix || message, writes the first n digest bytes over the value and adds one to the
+ * counter (modulo its width). Chain i takes steps[i] steps, or steps_all when steps is NULL;
+ * on return each message holds its chain's last value and counter. The two fields lie
+ * inside the message and do not overlap; n <= 32. Backends keep the chains in their lanes
+ * across steps, so the values never leave the registers between steps. */
+typedef struct {
+    uint8_t ctr_off, ctr_bytes, val_off, n;
+} hbs_chain_layout;
+
+void hbs_sha256_chains(const hbs_sha256_ctx *prefix, uint8_t *msgs, size_t len,
+                       const hbs_chain_layout *lay, const uint8_t *steps, uint32_t steps_all,
+                       size_t count);
+
 /* The portable batch functions: the reference every backend is compared with, and the
  * fallback for what a backend leaves out. */
 void hbs_sha256_many_portable(uint8_t *out, const hbs_sha256_ctx *prefix, const uint8_t *in,
@@ -129,6 +145,9 @@ void hbs_shake256_many_portable(uint8_t *out, size_t outlen, const uint8_t *in, 
                                 size_t count);
 void hbs_shake128_many_portable(uint8_t *out, size_t outlen, const uint8_t *in, size_t inlen,
                                 size_t count);
+void hbs_sha256_chains_portable(const hbs_sha256_ctx *prefix, uint8_t *msgs, size_t len,
+                                const hbs_chain_layout *lay, const uint8_t *steps,
+                                uint32_t steps_all, size_t count);
 
 /* ---- Backends ----
  * A backend fills whichever entries it accelerates; NULL entries fall back to portable.
@@ -145,6 +164,11 @@ typedef struct {
                           size_t count);
     void (*shake128_many)(uint8_t *out, size_t outlen, const uint8_t *in, size_t inlen,
                           size_t count);
+    /* Returns 0 if it handled the call, nonzero to leave it to the lock-step fallback
+     * (a layout or length the kernel does not cover). */
+    int (*sha256_chains)(const hbs_sha256_ctx *prefix, uint8_t *msgs, size_t len,
+                         const hbs_chain_layout *lay, const uint8_t *steps, uint32_t steps_all,
+                         size_t count);
 } hbs_hash_backend;
 
 const hbs_hash_backend *hbs_hash_backend_active(void);

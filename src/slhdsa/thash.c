@@ -111,18 +111,20 @@ void hbs_slhdsa_thash_many(const slhdsa_ctx *c, uint8_t *out, const uint8_t *in,
 }
 
 void hbs_slhdsa_chains(const slhdsa_ctx *c, uint8_t *vals, const slhdsa_adrs *adrs, size_t count,
-                       uint32_t steps)
+                       const uint8_t *steps, uint32_t steps_all)
 {
     enum { CHAIN_CHUNK = 256 };
     const size_t n = c->p->n;
     const int sha2 = c->p->family == SLHDSA_FAMILY_SHA2;
-    /* each job: [PK.seed (SHAKE)] ADRS(c) value; where the hash address and value sit */
+    /* each chain's message: [PK.seed (SHAKE)] ADRS(c) value; where the hash address and
+     * value sit */
     const size_t pre = sha2 ? 0 : n, alen = sha2 ? SLHDSA_ADRSC_BYTES : SLHDSA_ADRS_BYTES;
     const size_t jlen = pre + alen + n, hpos = pre + alen - 4, vpos = pre + alen;
+    const hbs_chain_layout lay = {(uint8_t)hpos, 4, (uint8_t)vpos, (uint8_t)n};
     uint8_t buf[CHAIN_CHUNK * (SLHDSA_MAX_N + SLHDSA_ADRS_BYTES + SLHDSA_MAX_N)];
-    uint8_t dig[CHAIN_CHUNK * 32];
-    uint32_t first[CHAIN_CHUNK];
-    size_t used = 0;
+    uint8_t act[CHAIN_CHUNK * (SLHDSA_MAX_N + SLHDSA_ADRS_BYTES + SLHDSA_MAX_N)];
+    uint8_t dig[CHAIN_CHUNK * SLHDSA_MAX_N];
+    size_t idx[CHAIN_CHUNK], used = 0, aused = 0;
 
     while (count) {
         const size_t todo = count < CHAIN_CHUNK ? count : CHAIN_CHUNK;
@@ -135,30 +137,41 @@ void hbs_slhdsa_chains(const slhdsa_ctx *c, uint8_t *vals, const slhdsa_adrs *ad
                 memcpy(j, c->pk_seed, n);
                 memcpy(j + n, adrs[i].b, SLHDSA_ADRS_BYTES);
             }
-            first[i] = adrs_get32(adrs[i].b + 28);
             memcpy(j + vpos, vals + i * n, n);
         }
-        for (uint32_t s = 0; s < steps; s++) {
-            for (size_t i = 0; i < todo; i++)
-                adrs_put32(buf + i * jlen + hpos, first[i] + s);
-            if (sha2) {
-                hbs_sha256_many(dig, &c->sha256_seeded, buf, jlen, todo);
-                for (size_t i = 0; i < todo; i++)
-                    memcpy(buf + i * jlen + vpos, dig + i * 32, n);
-            } else {
-                hbs_shake256_many(dig, n, buf, jlen, todo);
-                for (size_t i = 0; i < todo; i++)
-                    memcpy(buf + i * jlen + vpos, dig + i * n, n);
+        if (sha2) {
+            hbs_sha256_chains(&c->sha256_seeded, buf, jlen, &lay, steps, steps_all, todo);
+        } else {
+            /* SHAKE: every round hashes the chains with steps left as one batch */
+            for (uint32_t round = 0;; round++) {
+                size_t active = 0;
+                for (size_t i = 0; i < todo; i++) {
+                    if ((steps ? steps[i] : steps_all) <= round)
+                        continue;
+                    uint8_t *j = buf + i * jlen;
+                    adrs_put32(j + hpos, adrs_get32(adrs[i].b + 28) + round);
+                    memcpy(act + active * jlen, j, jlen);
+                    idx[active++] = i;
+                }
+                if (!active)
+                    break;
+                aused = active > aused ? active : aused;
+                hbs_shake256_many(dig, n, act, jlen, active);
+                for (size_t a = 0; a < active; a++)
+                    memcpy(buf + idx[a] * jlen + vpos, dig + a * n, n);
             }
         }
         for (size_t i = 0; i < todo; i++)
             memcpy(vals + i * n, buf + i * jlen + vpos, n);
         vals += todo * n;
         adrs += todo;
+        if (steps)
+            steps += todo;
         count -= todo;
     }
     hbs_memzero(buf, used * jlen);
-    hbs_memzero(dig, used * 32);
+    hbs_memzero(act, aused * jlen);
+    hbs_memzero(dig, aused * n);
 }
 
 void hbs_slhdsa_prf_many(const slhdsa_ctx *c, uint8_t *out, const slhdsa_adrs *adrs,

@@ -36,12 +36,13 @@ void hbs_slhdsa_ctx_wipe(slhdsa_ctx *c);
  * F is l = 1, H is l = 2. out may equal in (exactly, not partially overlapping). */
 void hbs_slhdsa_thash_many(const slhdsa_ctx *c, uint8_t *out, const uint8_t *in, size_t l,
                            const slhdsa_adrs *adrs, size_t count);
-/* Advances `count` WOTS+ chains by `steps` F applications each: vals_i <- F(..F(vals_i)),
- * where adrs_i is chain i's WOTS_HASH address holding its first hash address. The same as
- * `steps` calls of thash_many with the hash address counting up, without rebuilding the
- * inputs between steps (key generation spends most of its time here). */
+/* Advances `count` WOTS+ chains: vals_i <- F(..F(vals_i)) with steps[i] applications (or
+ * steps_all when steps is NULL), where adrs_i is chain i's WOTS_HASH address holding its
+ * first hash address. The same as calls of thash_many with the hash address counting up,
+ * but the hash layer keeps the chains in its lanes between steps (key generation and
+ * signing spend most of their time here). */
 void hbs_slhdsa_chains(const slhdsa_ctx *c, uint8_t *vals, const slhdsa_adrs *adrs, size_t count,
-                       uint32_t steps);
+                       const uint8_t *steps, uint32_t steps_all);
 /* out_i = PRF(PK.seed, SK.seed, adrs_i). */
 void hbs_slhdsa_prf_many(const slhdsa_ctx *c, uint8_t *out, const slhdsa_adrs *adrs,
                          size_t count);

@@ -45,7 +45,7 @@ void hbs_slhdsa_wots_pkgen_many(const slhdsa_ctx *c, uint8_t *pk, const slhdsa_a
         hbs_slhdsa_prf_many(c, vals, adrs, jobs);
         for (size_t j = 0; j < jobs; j++)
             adrs_put32(adrs[j].b + 16, ADRS_WOTS_HASH); /* hash address 0: the chain start */
-        hbs_slhdsa_chains(c, vals, adrs, jobs, SLHDSA_W - 1);
+        hbs_slhdsa_chains(c, vals, adrs, jobs, NULL, SLHDSA_W - 1);
         for (size_t l = 0; l < nb; l++) {
             slhdsa_adrs *a = &adrs[l];
             *a = *tree;
@@ -60,37 +60,24 @@ void hbs_slhdsa_wots_pkgen_many(const slhdsa_ctx *c, uint8_t *pk, const slhdsa_a
     hbs_memzero(vals, sizeof vals);
 }
 
-/* Advances chain i of key pair `leaf` from position start[i] by steps[i], all chains at once;
- * a round hashes only the chains that still have steps left. */
+/* Advances chain i of key pair `leaf` from position start[i] by steps[i], all chains at once. */
 static void wots_chains(const slhdsa_ctx *c, uint8_t *vals, const uint32_t *start,
                         const uint32_t *steps, const slhdsa_adrs *tree, uint32_t leaf)
 {
-    const size_t n = c->p->n, len = c->p->len;
+    const size_t len = c->p->len;
     slhdsa_adrs adrs[SLHDSA_MAX_LEN];
-    uint8_t buf[SLHDSA_MAX_LEN * SLHDSA_MAX_N];
-    uint32_t idx[SLHDSA_MAX_LEN];
+    uint8_t st[SLHDSA_MAX_LEN];
 
-    for (uint32_t round = 0; round < SLHDSA_W - 1; round++) {
-        size_t active = 0;
-        for (size_t i = 0; i < len; i++) {
-            if (steps[i] <= round)
-                continue;
-            slhdsa_adrs *a = &adrs[active];
-            *a = *tree;
-            adrs_set_type(a, ADRS_WOTS_HASH);
-            adrs_set_keypair(a, leaf);
-            adrs_set_chain(a, (uint32_t)i);
-            adrs_set_hash(a, start[i] + round);
-            memcpy(buf + active * n, vals + i * n, n);
-            idx[active++] = (uint32_t)i;
-        }
-        if (!active)
-            break;
-        hbs_slhdsa_thash_many(c, buf, buf, 1, adrs, active);
-        for (size_t j = 0; j < active; j++)
-            memcpy(vals + (size_t)idx[j] * n, buf + j * n, n);
+    for (size_t i = 0; i < len; i++) {
+        slhdsa_adrs *a = &adrs[i];
+        *a = *tree;
+        adrs_set_type(a, ADRS_WOTS_HASH);
+        adrs_set_keypair(a, leaf);
+        adrs_set_chain(a, (uint32_t)i);
+        adrs_set_hash(a, start[i]);
+        st[i] = (uint8_t)steps[i];
     }
-    hbs_memzero(buf, sizeof buf);
+    hbs_slhdsa_chains(c, vals, adrs, len, st, 0);
 }
 
 void hbs_slhdsa_wots_sign(const slhdsa_ctx *c, uint8_t *sig, const uint8_t *msg,
