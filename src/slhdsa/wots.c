@@ -60,24 +60,38 @@ void hbs_slhdsa_wots_pkgen_many(const slhdsa_ctx *c, uint8_t *pk, const slhdsa_a
     hbs_memzero(vals, sizeof vals);
 }
 
-/* Advances chain i of key pair `leaf` from position start[i] by steps[i], all chains at once. */
+/* Advances chain i of key pair `leaf` from position start[i] by steps[i], all chains at once.
+ * The chains go to the hash layer longest first: its lanes take the next chain as one
+ * ends, and short chains last fill the lanes best at the end of the batch. */
 static void wots_chains(const slhdsa_ctx *c, uint8_t *vals, const uint32_t *start,
                         const uint32_t *steps, const slhdsa_adrs *tree, uint32_t leaf)
 {
-    const size_t len = c->p->len;
+    const size_t n = c->p->n, len = c->p->len;
     slhdsa_adrs adrs[SLHDSA_MAX_LEN];
-    uint8_t st[SLHDSA_MAX_LEN];
+    uint8_t st[SLHDSA_MAX_LEN], buf[SLHDSA_MAX_LEN * SLHDSA_MAX_N];
+    size_t order[SLHDSA_MAX_LEN], m = 0;
 
-    for (size_t i = 0; i < len; i++) {
-        slhdsa_adrs *a = &adrs[i];
+    memset(st, 0, sizeof st); /* all written below; this keeps gcc's flow analysis quiet */
+    memset(adrs, 0, sizeof adrs);
+    for (uint32_t s = SLHDSA_W; s-- > 0;)
+        for (size_t i = 0; i < len; i++)
+            if (steps[i] == s)
+                order[m++] = i;
+    for (size_t k = 0; k < m; k++) {
+        const size_t i = order[k];
+        slhdsa_adrs *a = &adrs[k];
         *a = *tree;
         adrs_set_type(a, ADRS_WOTS_HASH);
         adrs_set_keypair(a, leaf);
         adrs_set_chain(a, (uint32_t)i);
         adrs_set_hash(a, start[i]);
-        st[i] = (uint8_t)steps[i];
+        st[k] = (uint8_t)steps[i];
+        memcpy(buf + k * n, vals + i * n, n);
     }
-    hbs_slhdsa_chains(c, vals, adrs, len, st, 0);
+    hbs_slhdsa_chains(c, buf, adrs, m, st, 0);
+    for (size_t k = 0; k < m; k++)
+        memcpy(vals + order[k] * n, buf + k * n, n);
+    hbs_memzero(buf, sizeof buf);
 }
 
 void hbs_slhdsa_wots_sign(const slhdsa_ctx *c, uint8_t *sig, const uint8_t *msg,
