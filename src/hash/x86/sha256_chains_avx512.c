@@ -27,9 +27,35 @@ typedef struct {
     __m512i w0[16];   /* template words, fields cleared, lane l = the chain in lane l */
     __m512i d[8];     /* chain values as big-endian words */
     __m512i ctr, rem; /* counter and steps left, per lane */
+    __m512i pre[8];   /* working variables after the first four rounds, which see only
+                       * the template's first four words (no counter, no value) */
     uint8_t blk[64];  /* one template being loaded */
     uint32_t dv[8][LANES], cv[LANES];
 } chain_state;
+
+/* The working variables after the first four rounds from h0 over each lane's template
+ * words 0..3 (A..H; see compress16_from4): once per refill, for all lanes at once. */
+static ALWAYS_INLINE void four_rounds16(chain_state *st, const uint32_t h0[8])
+{
+    __m512i a = _mm512_set1_epi32((int)h0[0]), b = _mm512_set1_epi32((int)h0[1]),
+            c = _mm512_set1_epi32((int)h0[2]), d = _mm512_set1_epi32((int)h0[3]),
+            e = _mm512_set1_epi32((int)h0[4]), f = _mm512_set1_epi32((int)h0[5]),
+            g = _mm512_set1_epi32((int)h0[6]), h = _mm512_set1_epi32((int)h0[7]);
+#define KW_TMPL(t) ADD(_mm512_set1_epi32((int)hbs_sha256_K[t]), st->w0[t])
+    RND(a, b, c, d, e, f, g, h, KW_TMPL(0));
+    RND(h, a, b, c, d, e, f, g, KW_TMPL(1));
+    RND(g, h, a, b, c, d, e, f, KW_TMPL(2));
+    RND(f, g, h, a, b, c, d, e, KW_TMPL(3));
+#undef KW_TMPL
+    st->pre[0] = e;
+    st->pre[1] = f;
+    st->pre[2] = g;
+    st->pre[3] = h;
+    st->pre[4] = a;
+    st->pre[5] = b;
+    st->pre[6] = c;
+    st->pre[7] = d;
+}
 
 static ALWAYS_INLINE uint32_t load_be(const uint8_t *p, unsigned bytes)
 {
@@ -136,6 +162,7 @@ static ALWAYS_INLINE void chains16(chain_state *st, chain_feed *f, const uint32_
     for (unsigned l = 0; l < LANES; l++)
         if (refill(st, f, l, CO, CB, VO, N))
             live |= (__mmask16)(1u << l);
+    four_rounds16(st, h0);
 
     while (live) {
         __mmask16 done;
@@ -143,7 +170,7 @@ static ALWAYS_INLINE void chains16(chain_state *st, chain_feed *f, const uint32_
         UNROLL(8)
         for (unsigned k = 0; k < 8; k++)
             s[k] = _mm512_set1_epi32((int)h0[k]);
-        compress16(s, w);
+        compress16_from4(s, st->pre, w);
         UNROLL(8)
         for (unsigned k = 0; k < N / 4; k++)
             st->d[k] = s[k];
@@ -167,6 +194,7 @@ static ALWAYS_INLINE void chains16(chain_state *st, chain_feed *f, const uint32_
             if (refill(st, f, l, CO, CB, VO, N))
                 live |= (__mmask16)(1u << l);
         }
+        four_rounds16(st, h0);
     }
 }
 
@@ -181,7 +209,8 @@ int hbs_sha256_chains_avx512(const hbs_sha256_ctx *prefix, uint8_t *msgs, size_t
     const unsigned co = lay->ctr_off, cb = lay->ctr_bytes, vo = lay->val_off, n = lay->n;
     int handled = 1;
 
-    if (len + 9 > 64)
+    /* one block with its padding; the first four words free of counter and value */
+    if (len + 9 > 64 || co < 16 || vo < 16)
         return 1;
     memcpy(h0, prefix ? prefix->h : IV256, sizeof h0);
     memset(&st, 0, sizeof st);
