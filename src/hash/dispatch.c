@@ -172,18 +172,36 @@ void hbs_sha256_chains_portable(const hbs_sha256_ctx *prefix, uint8_t *msgs, siz
     hbs_memzero(dig, sizeof dig);
 }
 
+void hbs_shake256_chains_portable(uint8_t *msgs, size_t len, const hbs_chain_layout *lay,
+                                  const uint8_t *steps, uint32_t steps_all, size_t count)
+{
+    uint8_t dig[32];
+    for (size_t i = 0; i < count; i++) {
+        uint8_t *m = msgs + i * len;
+        for (uint32_t s = steps_of(steps, steps_all, i); s > 0; s--) {
+            hbs_shake256_many_portable(dig, lay->n, m, len, 1);
+            memcpy(m + lay->val_off, dig, lay->n);
+            chain_count_up(m, lay);
+        }
+    }
+    hbs_memzero(dig, sizeof dig);
+}
+
 /* For backends without a chain kernel: every round hashes the chains that still have steps
  * left as one batch, gathered into a contiguous buffer. */
-static void chains_lockstep(const hbs_sha256_ctx *prefix, uint8_t *msgs, size_t len,
+static void chains_lockstep(int shake, const hbs_sha256_ctx *prefix, uint8_t *msgs, size_t len,
                             const hbs_chain_layout *lay, const uint8_t *steps,
                             uint32_t steps_all, size_t count)
 {
-    enum { CHUNK = 128 };
-    uint8_t buf[CHUNK * 64], dig[CHUNK * 32];
+    enum { CHUNK = 128, MAXLEN = 136 };
+    uint8_t buf[CHUNK * MAXLEN], dig[CHUNK * 32];
     size_t idx[CHUNK], used = 0;
 
-    if (len > 64) { /* long messages are rare: keep the buffer small, go one by one */
-        hbs_sha256_chains_portable(prefix, msgs, len, lay, steps, steps_all, count);
+    if (len > MAXLEN) { /* long messages are rare: keep the buffer small, go one by one */
+        if (shake)
+            hbs_shake256_chains_portable(msgs, len, lay, steps, steps_all, count);
+        else
+            hbs_sha256_chains_portable(prefix, msgs, len, lay, steps, steps_all, count);
         return;
     }
     for (size_t base = 0; base < count; base += CHUNK) {
@@ -199,10 +217,13 @@ static void chains_lockstep(const hbs_sha256_ctx *prefix, uint8_t *msgs, size_t 
             if (!active)
                 break;
             used = active > used ? active : used;
-            hbs_sha256_many(dig, prefix, buf, len, active);
+            if (shake)
+                hbs_shake256_many(dig, lay->n, buf, len, active);
+            else
+                hbs_sha256_many(dig, prefix, buf, len, active);
             for (size_t j = 0; j < active; j++) {
                 uint8_t *m = msgs + idx[j] * len;
-                memcpy(m + lay->val_off, dig + 32 * j, lay->n);
+                memcpy(m + lay->val_off, dig + (shake ? lay->n : 32) * j, lay->n);
                 chain_count_up(m, lay);
             }
         }
@@ -219,6 +240,7 @@ static const hbs_hash_backend portable_backend = {
     hbs_sha512_many_portable,
     hbs_shake256_many_portable,
     hbs_shake128_many_portable,
+    NULL,
     NULL,
 };
 
@@ -240,6 +262,7 @@ static const hbs_hash_backend avx512_backend = {
     hbs_shake256_many_avx512,
     NULL,
     hbs_sha256_chains_avx512,
+    hbs_shake256_chains_avx512,
 };
 #endif
 #if !defined(HBS_NO_X86) && !defined(HBS_NO_SHANI) && !defined(HBS_NO_AVX2)
@@ -251,6 +274,7 @@ static const hbs_hash_backend shani_backend = {
     hbs_shake256_many_avx2,
     NULL,
     NULL,
+    NULL,
 };
 static int shani_available(void) { return hbs_cpu_has_shani() && hbs_cpu_has_avx2(); }
 #endif
@@ -260,6 +284,7 @@ static const hbs_hash_backend avx2_backend = {
     hbs_sha256_many_avx2,
     hbs_sha512_many_avx2,
     hbs_shake256_many_avx2,
+    NULL,
     NULL,
     NULL,
 };
@@ -414,5 +439,17 @@ void hbs_sha256_chains(const hbs_sha256_ctx *prefix, uint8_t *msgs, size_t len,
     b = hbs_hash_backend_active();
     if (b->sha256_chains && b->sha256_chains(prefix, msgs, len, lay, steps, steps_all, count) == 0)
         return;
-    chains_lockstep(prefix, msgs, len, lay, steps, steps_all, count);
+    chains_lockstep(0, prefix, msgs, len, lay, steps, steps_all, count);
+}
+
+void hbs_shake256_chains(uint8_t *msgs, size_t len, const hbs_chain_layout *lay,
+                         const uint8_t *steps, uint32_t steps_all, size_t count)
+{
+    const hbs_hash_backend *b;
+    if (count == 0)
+        return;
+    b = hbs_hash_backend_active();
+    if (b->shake256_chains && b->shake256_chains(msgs, len, lay, steps, steps_all, count) == 0)
+        return;
+    chains_lockstep(1, NULL, msgs, len, lay, steps, steps_all, count);
 }

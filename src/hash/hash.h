@@ -134,6 +134,9 @@ typedef struct {
 void hbs_sha256_chains(const hbs_sha256_ctx *prefix, uint8_t *msgs, size_t len,
                        const hbs_chain_layout *lay, const uint8_t *steps, uint32_t steps_all,
                        size_t count);
+/* The same with SHAKE256 (n output bytes) and no prefix. */
+void hbs_shake256_chains(uint8_t *msgs, size_t len, const hbs_chain_layout *lay,
+                         const uint8_t *steps, uint32_t steps_all, size_t count);
 
 /* The portable batch functions: the reference every backend is compared with, and the
  * fallback for what a backend leaves out. */
@@ -148,6 +151,8 @@ void hbs_shake128_many_portable(uint8_t *out, size_t outlen, const uint8_t *in, 
 void hbs_sha256_chains_portable(const hbs_sha256_ctx *prefix, uint8_t *msgs, size_t len,
                                 const hbs_chain_layout *lay, const uint8_t *steps,
                                 uint32_t steps_all, size_t count);
+void hbs_shake256_chains_portable(uint8_t *msgs, size_t len, const hbs_chain_layout *lay,
+                                  const uint8_t *steps, uint32_t steps_all, size_t count);
 
 /* ---- Backends ----
  * A backend fills whichever entries it accelerates; NULL entries fall back to portable.
@@ -169,6 +174,8 @@ typedef struct {
     int (*sha256_chains)(const hbs_sha256_ctx *prefix, uint8_t *msgs, size_t len,
                          const hbs_chain_layout *lay, const uint8_t *steps, uint32_t steps_all,
                          size_t count);
+    int (*shake256_chains)(uint8_t *msgs, size_t len, const hbs_chain_layout *lay,
+                           const uint8_t *steps, uint32_t steps_all, size_t count);
 } hbs_hash_backend;
 
 const hbs_hash_backend *hbs_hash_backend_active(void);

@@ -122,9 +122,7 @@ void hbs_slhdsa_chains(const slhdsa_ctx *c, uint8_t *vals, const slhdsa_adrs *ad
     const size_t jlen = pre + alen + n, hpos = pre + alen - 4, vpos = pre + alen;
     const hbs_chain_layout lay = {(uint8_t)hpos, 4, (uint8_t)vpos, (uint8_t)n};
     uint8_t buf[CHAIN_CHUNK * (SLHDSA_MAX_N + SLHDSA_ADRS_BYTES + SLHDSA_MAX_N)];
-    uint8_t act[CHAIN_CHUNK * (SLHDSA_MAX_N + SLHDSA_ADRS_BYTES + SLHDSA_MAX_N)];
-    uint8_t dig[CHAIN_CHUNK * SLHDSA_MAX_N];
-    size_t idx[CHAIN_CHUNK], used = 0, aused = 0;
+    size_t used = 0;
 
     while (count) {
         const size_t todo = count < CHAIN_CHUNK ? count : CHAIN_CHUNK;
@@ -139,28 +137,10 @@ void hbs_slhdsa_chains(const slhdsa_ctx *c, uint8_t *vals, const slhdsa_adrs *ad
             }
             memcpy(j + vpos, vals + i * n, n);
         }
-        if (sha2) {
+        if (sha2)
             hbs_sha256_chains(&c->sha256_seeded, buf, jlen, &lay, steps, steps_all, todo);
-        } else {
-            /* SHAKE: every round hashes the chains with steps left as one batch */
-            for (uint32_t round = 0;; round++) {
-                size_t active = 0;
-                for (size_t i = 0; i < todo; i++) {
-                    if ((steps ? steps[i] : steps_all) <= round)
-                        continue;
-                    uint8_t *j = buf + i * jlen;
-                    adrs_put32(j + hpos, adrs_get32(adrs[i].b + 28) + round);
-                    memcpy(act + active * jlen, j, jlen);
-                    idx[active++] = i;
-                }
-                if (!active)
-                    break;
-                aused = active > aused ? active : aused;
-                hbs_shake256_many(dig, n, act, jlen, active);
-                for (size_t a = 0; a < active; a++)
-                    memcpy(buf + idx[a] * jlen + vpos, dig + a * n, n);
-            }
-        }
+        else
+            hbs_shake256_chains(buf, jlen, &lay, steps, steps_all, todo);
         for (size_t i = 0; i < todo; i++)
             memcpy(vals + i * n, buf + i * jlen + vpos, n);
         vals += todo * n;
@@ -170,8 +150,6 @@ void hbs_slhdsa_chains(const slhdsa_ctx *c, uint8_t *vals, const slhdsa_adrs *ad
         count -= todo;
     }
     hbs_memzero(buf, used * jlen);
-    hbs_memzero(act, aused * jlen);
-    hbs_memzero(dig, aused * n);
 }
 
 void hbs_slhdsa_prf_many(const slhdsa_ctx *c, uint8_t *out, const slhdsa_adrs *adrs,

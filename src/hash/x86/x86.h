@@ -31,5 +31,7 @@ void hbs_shake256_many_avx512(uint8_t *out, size_t outlen, const uint8_t *in, si
 int hbs_sha256_chains_avx512(const hbs_sha256_ctx *prefix, uint8_t *msgs, size_t len,
                              const hbs_chain_layout *lay, const uint8_t *steps,
                              uint32_t steps_all, size_t count);
+int hbs_shake256_chains_avx512(uint8_t *msgs, size_t len, const hbs_chain_layout *lay,
+                               const uint8_t *steps, uint32_t steps_all, size_t count);
 
 #endif
