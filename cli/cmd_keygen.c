@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "stateful.h"
 
 enum { OPT_ALG = 1, OPT_SECRET, OPT_PUBLIC, OPT_SEED, OPT_RAW, OPT_PREHASH };
 
@@ -139,6 +140,12 @@ static int run(int argc, char **argv)
     if (rc)
         return rc == HBS_CLI_DONE ? HBS_CLI_OK : rc;
 
+    if (hbs_cli_is_stateful_alg(a.alg)) {
+        if (a.prehash)
+            return hbs_cli_error("--prehash", "applies to SLH-DSA keys only");
+        return hbs_cli_stateful_keygen(a.alg, a.sk_path, a.pk_path, a.seed_hex, a.raw);
+    }
+
     const hbs_slhdsa_params *p;
     hbs_prehash ph;
     if (hbs_cli_params(a.alg, &p) || keygen_prehash(&ph, p, a.prehash))
@@ -175,6 +182,12 @@ const hbs_cli_command hbs_cli_cmd_keygen = {
     "Keys are written as PEM (RFC 9909: PKCS#8 secret key, SubjectPublicKeyInfo public key)\n"
     "unless --raw is given. Without --seed the keys come from the operating system's random\n"
     "source. A --seed on the command line is visible to other users of this machine: use it\n"
-    "for tests and known-answer checks only.",
+    "for tests and known-answer checks only.\n\n"
+    "Stateful algorithms (LMS/HSS such as LMS_SHA256_M32_H10/LMOTS_SHA256_N32_W8, levels\n"
+    "joined by ',' for HSS; XMSS-SHA2_10_256, XMSSMT-SHA2_20/2_256, ...) write the secret key\n"
+    "as a state file (mode 0600, never overwritten; never copy it: a copy reuses one-time\n"
+    "keys) and the public key as an RFC 9802 SubjectPublicKeyInfo. Tall trees show a progress\n"
+    "bar on a terminal; Ctrl-C stops cleanly and writes nothing. --seed is I || SEED (LMS)\n"
+    "or SK_SEED || SK_PRF || PUB_SEED (XMSS).",
     options,
 };

@@ -1,5 +1,6 @@
 /* hbs list: the supported algorithms, one name a line, spelled as in the standards. */
 #include "cli.h"
+#include "stateful.h"
 
 static const hbs_cli_option options[] = {{0, 0, NULL, NULL, NULL}};
 
@@ -16,6 +17,7 @@ static int run(int argc, char **argv)
 
     for (int i = 0; i < HBS_SLHDSA_NUM_PARAMS; i++)
         puts(hbs_slhdsa_name(hbs_slhdsa_params_get((hbs_slhdsa_id)i)));
+    hbs_cli_stateful_list(stdout);
     if (fflush(stdout) != 0)
         return hbs_cli_error("stdout", "write failed");
     return HBS_CLI_OK;

@@ -3,9 +3,10 @@
 #include <string.h>
 
 #include "cli.h"
+#include "stateful.h"
 
 enum { OPT_SECRET = 1, OPT_MESSAGE, OPT_SIG, OPT_CONTEXT, OPT_PREHASH, OPT_DETERMINISTIC,
-       OPT_RANDOMNESS, OPT_RAW, OPT_ALG };
+       OPT_RANDOMNESS, OPT_RAW, OPT_ALG, OPT_RESERVE };
 
 static const hbs_cli_option options[] = {
     {OPT_SECRET, 's', "secret", "FILE", "secret key file"},
@@ -17,12 +18,15 @@ static const hbs_cli_option options[] = {
     {OPT_RANDOMNESS, 0, "randomness", "HEX", "opt_rand to use (n bytes), for known-answer tests"},
     {OPT_RAW, 0, "raw", NULL, "the secret key file holds the bare FIPS 205 bytes (needs -a)"},
     {OPT_ALG, 'a', "algorithm", "ALG", "parameter set of a --raw key"},
+    {OPT_RESERVE, 0, "reserve", "N", "stateful keys: set N indices aside per state update "
+                                     "(default 1: one update per signature)"},
     {0, 0, NULL, NULL, NULL},
 };
 
 typedef struct {
     const char *sk_path, *msg_path, *sig_path, *context_hex, *prehash, *rand_hex, *alg;
     int deterministic, raw;
+    unsigned long reserve;
 } sign_args;
 
 static int parse_args(sign_args *a, int argc, char **argv)
@@ -43,6 +47,10 @@ static int parse_args(sign_args *a, int argc, char **argv)
         case OPT_RANDOMNESS: a->rand_hex = v; break;
         case OPT_RAW: a->raw = 1; break;
         case OPT_ALG: a->alg = v; break;
+        case OPT_RESERVE:
+            if (hbs_cli_parse_uint("--reserve", v, 1, 1000000, &a->reserve))
+                return HBS_CLI_ERROR;
+            break;
         }
     }
     if ((id = hbs_cli_parser_end(id)) != HBS_CLI_OK)
@@ -129,6 +137,16 @@ static int run(int argc, char **argv)
     if (rc)
         return rc == HBS_CLI_DONE ? HBS_CLI_OK : rc;
 
+    if (hbs_cli_is_state_file(a.sk_path)) {
+        if (a.context_hex || a.prehash || a.deterministic || a.rand_hex || a.raw)
+            return hbs_cli_error("sign", "--context, --prehash, --deterministic, --randomness "
+                                         "and --raw apply to SLH-DSA keys only");
+        return hbs_cli_stateful_sign(a.sk_path, a.msg_path, a.sig_path,
+                                     a.reserve ? a.reserve : 1);
+    }
+    if (a.reserve)
+        return hbs_cli_error("--reserve", "applies to stateful keys only");
+
     hbs_key sk;
     if (hbs_cli_load_key(&sk, a.sk_path, HBS_KEY_SECRET, a.raw, a.alg))
         return HBS_CLI_ERROR;
@@ -147,10 +165,13 @@ const hbs_cli_command hbs_cli_cmd_sign = {
     "sign",
     run,
     "-s SECRET -m MESSAGE -x SIGNATURE [--context HEX] [--prehash HASH] "
-    "[--deterministic | --randomness HEX] [--raw -a ALG]",
+    "[--deterministic | --randomness HEX] [--raw -a ALG] [--reserve N]",
     "Sign a message.",
     "Signing is hedged by default: fresh randomness from the operating system is mixed in.\n"
     "A key whose OID is a HashSLH-DSA one signs with its bound pre-hash. The key is checked\n"
-    "(its root recomputed) before use and each signature is verified before it is written.",
+    "(its root recomputed) before use and each signature is verified before it is written.\n\n"
+    "With a stateful key file (LMS/HSS, XMSS) the file's state advances on disk (written,\n"
+    "fsynced, renamed) before the signature is made; concurrent signers wait for each other.\n"
+    "--reserve N advances it N at a time: fewer syncs, and a crash burns at most N - 1.",
     options,
 };

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "stateful.h"
 
 enum { OPT_PUBLIC = 1, OPT_MESSAGE, OPT_SIG, OPT_CONTEXT, OPT_PREHASH, OPT_RAW, OPT_ALG,
        OPT_QUIET };
@@ -93,7 +94,13 @@ static int run(int argc, char **argv)
     hbs_key pk;
     if (hbs_cli_load_key(&pk, a.pk_path, HBS_KEY_PUBLIC, a.raw, a.alg))
         return HBS_CLI_ERROR;
-    rc = verify(&a, &pk);
+    if (pk.scheme != HBS_SCHEME_SLHDSA) {
+        if (a.context_hex || a.prehash)
+            return hbs_cli_error("verify", "--context and --prehash apply to SLH-DSA keys only");
+        rc = hbs_cli_stateful_verify(&pk, a.msg_path, a.sig_path, a.quiet);
+    } else {
+        rc = verify(&a, &pk);
+    }
     /* stdout may be a closed pipe or a full disk: an unreported "valid" must not pass. */
     if (fflush(stdout) != 0)
         rc = hbs_cli_error("stdout", "write failed");

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "stateful.h"
 
 int hbs_cli_params(const char *name, const hbs_slhdsa_params **out)
 {
@@ -22,6 +23,11 @@ static int load_raw(hbs_key *k, const char *path, const uint8_t *buf, size_t len
     const hbs_slhdsa_params *p;
     if (!alg_name)
         return hbs_cli_error("--raw", "needs -a ALG to name the algorithm");
+    if (hbs_cli_is_stateful_alg(alg_name)) {
+        if (kind != HBS_KEY_PUBLIC)
+            return hbs_cli_error("--raw", "a stateful secret key is a state file, not raw bytes");
+        return hbs_cli_stateful_raw_pk(k, path, buf, len, alg_name);
+    }
     if (hbs_cli_params(alg_name, &p))
         return HBS_CLI_ERROR;
     size_t want = kind == HBS_KEY_SECRET ? hbs_slhdsa_sk_bytes(p) : hbs_slhdsa_pk_bytes(p);
@@ -43,8 +49,12 @@ static int load_encoded(hbs_key *k, const char *path, const uint8_t *buf, size_t
     int err = hbs_key_decode(k, buf, len);
     if (err)
         return hbs_cli_error(path, "cannot read the key: %s", hbs_strerror(err));
-    if (k->scheme != HBS_SCHEME_SLHDSA)
-        return hbs_cli_error(path, "not an SLH-DSA key");
+    if (err == HBS_OK && k->scheme != HBS_SCHEME_SLHDSA) {
+        if (k->kind != kind)
+            return hbs_cli_error(path, "is a public key, expected a secret key (a stateful "
+                                       "secret key is its state file)");
+        return HBS_CLI_OK; /* the key bytes name their parameter set */
+    }
     if (k->kind != kind)
         return hbs_cli_error(path, "is a %s, expected a %s", kind_name(k->kind),
                              kind_name(kind));

@@ -3,11 +3,12 @@
 #include <string.h>
 
 #include "cli.h"
+#include "stateful.h"
 #include "hbs/hbs.h"
 
 static const hbs_cli_command *const commands[] = {
     &hbs_cli_cmd_keygen, &hbs_cli_cmd_sign,  &hbs_cli_cmd_verify,
-    &hbs_cli_cmd_list,   &hbs_cli_cmd_demo,  &hbs_cli_cmd_bench,
+    &hbs_cli_cmd_list,   &hbs_cli_cmd_key,   &hbs_cli_cmd_demo,  &hbs_cli_cmd_bench,
 };
 #define NUM_COMMANDS (sizeof commands / sizeof commands[0])
 
@@ -22,7 +23,8 @@ static const hbs_cli_command *find_command(const char *name)
 static void print_usage(FILE *f)
 {
     fprintf(f, "usage: hbs COMMAND [options]\n\n"
-               "Hash-based signatures: SLH-DSA (FIPS 205).\n\ncommands:\n");
+               "Hash-based signatures: SLH-DSA (FIPS 205), LMS/HSS and XMSS/XMSS^MT "
+               "(SP 800-208).\n\ncommands:\n");
     for (size_t i = 0; i < NUM_COMMANDS; i++)
         fprintf(f, "  %-8s %s\n", commands[i]->name, commands[i]->summary);
     fprintf(f, "  %-8s %s\n", "help", "show the options of a command: hbs help COMMAND");

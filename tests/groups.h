@@ -17,6 +17,12 @@ extern const hbs_test hbs_tests_simd_sha512[]; /* tests/unit/test_simd_sha512.c 
 extern const hbs_test hbs_tests_simd_keccak[]; /* tests/unit/test_simd_keccak.c */
 extern const hbs_test hbs_tests_chains[];   /* tests/unit/test_chains.c */
 extern const hbs_test hbs_tests_slhdsa[];   /* tests/unit/test_slhdsa.c */
+extern const hbs_test hbs_tests_lms[];      /* tests/unit/test_lms.c */
+extern const hbs_test hbs_tests_xmss[];     /* tests/unit/test_xmss.c */
+extern const hbs_test hbs_tests_state[];    /* tests/state/test_state.c */
+extern const hbs_test hbs_tests_lms_vectors[];  /* tests/vectors/test_lms_vectors.c */
+extern const hbs_test hbs_tests_xmss_vectors[]; /* tests/vectors/test_xmss_vectors.c */
+extern const hbs_test hbs_tests_stateful[]; /* tests/stateful/test_stateful.c */
 extern const hbs_test hbs_tests_vectors[];  /* tests/vectors/test_acvp.c */
 extern const hbs_test hbs_tests_interop[];  /* tests/interop/test_noble.c */
 extern const hbs_test hbs_tests_misuse[];   /* tests/misuse/test_misuse.c */

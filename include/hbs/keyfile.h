@@ -15,15 +15,27 @@
 extern "C" {
 #endif
 
-typedef enum { HBS_SCHEME_SLHDSA = 1 } hbs_scheme;
+/* SLH-DSA keys, and the public keys of the stateful schemes (RFC 9802: the OIDs
+ * id-alg-hss-lms-hashsig 1.2.840.113549.1.9.16.3.17, id-alg-xmss-hashsig 1.3.6.1.5.5.7.6.34
+ * and id-alg-xmssmt-hashsig 1.3.6.1.5.5.7.6.35, parameters absent, the raw public key in the
+ * BIT STRING). Stateful secret keys are never PKCS#8: they live in state files
+ * (hbs/stateful.h), which must not be copied. */
+typedef enum {
+    HBS_SCHEME_SLHDSA = 1,
+    HBS_SCHEME_HSS = 2,    /* LMS/HSS public key: u32 L || LMS public key */
+    HBS_SCHEME_XMSS = 3,   /* XMSS public key: u32 OID || root || SEED */
+    HBS_SCHEME_XMSSMT = 4, /* XMSS^MT public key, same layout, its own OID registry */
+} hbs_scheme;
 typedef enum { HBS_KEY_PUBLIC = 1, HBS_KEY_SECRET = 2 } hbs_key_kind;
 
-#define HBS_KEY_MAX_BYTES HBS_SLHDSA_MAX_SK_BYTES
+/* The largest key bytes: an SLH-DSA-256 secret key (128) or an XMSS n = 64 public key (132). */
+#define HBS_KEY_MAX_BYTES 136
 
 typedef struct {
     hbs_scheme scheme;
     hbs_key_kind kind;
-    hbs_slhdsa_id alg;  /* the SLH-DSA parameter set */
+    hbs_slhdsa_id alg;  /* the SLH-DSA parameter set (0 for the stateful schemes, whose
+                         * public key bytes name their parameter set) */
     hbs_prehash prehash; /* HBS_PREHASH_NONE for a pure OID; the bound hash for HashSLH-DSA */
     size_t len;          /* bytes used in `bytes`: the FIPS 205 sk (4n) or pk (2n) */
     uint8_t bytes[HBS_KEY_MAX_BYTES];

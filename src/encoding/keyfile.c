@@ -19,6 +19,8 @@
 #include <string.h>
 
 #include "common/ct.h"
+#include "hbs/lms.h"
+#include "hbs/xmss.h"
 #include "encoding/base64.h"
 #include "encoding/der.h"
 
@@ -27,7 +29,8 @@
 /* DER contents of sigAlgs = 2.16.840.1.101.3.4.3; an SLH-DSA OID appends one arc byte. */
 static const uint8_t sig_algs_prefix[8] = {0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x03};
 #define OID_CONTENTS_LEN 9
-#define ALGID_LEN (2 + 2 + OID_CONTENTS_LEN) /* SEQUENCE { OID } with parameters absent */
+
+_Static_assert(HBS_KEY_MAX_BYTES >= HBS_SLHDSA_MAX_SK_BYTES, "key buffer too small");
 
 /* Arcs under sigAlgs, indexed by hbs_slhdsa_id; written out rather than computed so that the
  * table reads like the RFC's list. */
@@ -88,9 +91,46 @@ static int oid_lookup(const hbs_der_reader *oid, hbs_slhdsa_id *alg, hbs_prehash
     return -1;
 }
 
+/* RFC 9802 OIDs of the stateful schemes' public keys, indexed by hbs_scheme - HBS_SCHEME_HSS. */
+static const struct {
+    uint8_t len, bytes[11];
+} stateful_oid[3] = {
+    {11, {0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x09, 0x10, 0x03, 0x11}}, /* hss-lms */
+    {8, {0x2b, 0x06, 0x01, 0x05, 0x05, 0x07, 0x06, 0x22}},                   /* xmss */
+    {8, {0x2b, 0x06, 0x01, 0x05, 0x05, 0x07, 0x06, 0x23}},                   /* xmssmt */
+};
+
+static int is_stateful(hbs_scheme s) { return s >= HBS_SCHEME_HSS && s <= HBS_SCHEME_XMSSMT; }
+
+static uint32_t be32(const uint8_t *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* Whether len bytes are a well-formed public key of a stateful scheme: known typecodes or
+ * OID, and the length they imply. */
+static int stateful_pk_valid(hbs_scheme scheme, const uint8_t *pk, size_t len)
+{
+    if (len < 4)
+        return 0;
+    if (scheme == HBS_SCHEME_HSS) {
+        const hbs_lms_type *t;
+        const hbs_lmots_type *o;
+        uint32_t levels = be32(pk);
+        if (len < 12 || levels < 1 || levels > HBS_HSS_MAX_LEVELS)
+            return 0;
+        t = hbs_lms_type_by_code(be32(pk + 4));
+        o = hbs_lmots_type_by_code(be32(pk + 8));
+        return t && o && hbs_lms_type_m(t) == hbs_lmots_type_n(o) &&
+               len == 4 + hbs_lms_pk_bytes(t);
+    }
+    const hbs_xmss_params *p = hbs_xmss_params_by_oid(scheme == HBS_SCHEME_XMSSMT, be32(pk));
+    return p && len == hbs_xmss_pk_bytes(p);
+}
+
 /* Parses the contents of an AlgorithmIdentifier. A well-formed OID that is not ours is
  * HBS_ERR_UNKNOWN_ALGORITHM (whatever its parameters); ours with parameters is malformed. */
-static int parse_algid(hbs_der_reader a, hbs_slhdsa_id *alg, hbs_prehash *ph)
+static int parse_algid(hbs_der_reader a, hbs_key *k)
 {
     hbs_der_reader oid, params;
     if (hbs_der_read(&a, HBS_DER_OID, &oid) != 0 || !hbs_der_oid_valid(&oid))
@@ -98,15 +138,40 @@ static int parse_algid(hbs_der_reader a, hbs_slhdsa_id *alg, hbs_prehash *ph)
     int has_params = !hbs_der_done(&a);
     if (has_params && (hbs_der_read_any(&a, NULL, &params) != 0 || !hbs_der_done(&a)))
         return HBS_ERR_MALFORMED_KEY;
-    if (oid_lookup(&oid, alg, ph) != 0)
-        return HBS_ERR_UNKNOWN_ALGORITHM;
+    k->scheme = HBS_SCHEME_SLHDSA;
+    if (oid_lookup(&oid, &k->alg, &k->prehash) != 0) {
+        int found = 0;
+        for (unsigned i = 0; i < 3 && !found; i++) {
+            if (oid.len == stateful_oid[i].len &&
+                memcmp(oid.p, stateful_oid[i].bytes, oid.len) == 0) {
+                k->scheme = (hbs_scheme)(HBS_SCHEME_HSS + i);
+                k->alg = (hbs_slhdsa_id)0;
+                k->prehash = HBS_PREHASH_NONE;
+                found = 1;
+            }
+        }
+        if (!found)
+            return HBS_ERR_UNKNOWN_ALGORITHM;
+    }
     return has_params ? HBS_ERR_MALFORMED_KEY : HBS_OK;
 }
 
+static size_t oid_len(const hbs_key *k)
+{
+    return is_stateful(k->scheme) ? stateful_oid[k->scheme - HBS_SCHEME_HSS].len
+                                  : OID_CONTENTS_LEN;
+}
+
+static size_t algid_len(const hbs_key *k) { return 2 + 2 + oid_len(k); }
+
 static size_t put_algid(uint8_t *out, const hbs_key *k)
 {
-    size_t o = hbs_der_put_header(out, HBS_DER_SEQUENCE, 2 + OID_CONTENTS_LEN);
-    o += hbs_der_put_header(out + o, HBS_DER_OID, OID_CONTENTS_LEN);
+    size_t o = hbs_der_put_header(out, HBS_DER_SEQUENCE, 2 + oid_len(k));
+    o += hbs_der_put_header(out + o, HBS_DER_OID, oid_len(k));
+    if (is_stateful(k->scheme)) {
+        memcpy(out + o, stateful_oid[k->scheme - HBS_SCHEME_HSS].bytes, oid_len(k));
+        return o + oid_len(k);
+    }
     memcpy(out + o, sig_algs_prefix, 8);
     out[o + 8] = k->prehash == HBS_PREHASH_NONE ? pure_arc[k->alg] : hash_arc[k->alg];
     return o + OID_CONTENTS_LEN;
@@ -125,6 +190,9 @@ static size_t key_len(hbs_slhdsa_id alg, hbs_key_kind kind)
 /* Whether a key structure is one we can encode. */
 static int key_valid(const hbs_key *k)
 {
+    if (is_stateful(k->scheme))
+        return k->kind == HBS_KEY_PUBLIC && k->len <= sizeof k->bytes &&
+               stateful_pk_valid(k->scheme, k->bytes, k->len);
     if (k->scheme != HBS_SCHEME_SLHDSA)
         return 0;
     if (k->kind != HBS_KEY_PUBLIC && k->kind != HBS_KEY_SECRET)
@@ -143,8 +211,8 @@ static int key_valid(const hbs_key *k)
 static size_t der_body_len(const hbs_key *k)
 {
     if (k->kind == HBS_KEY_PUBLIC)
-        return ALGID_LEN + hbs_der_header_len(k->len + 1) + 1 + k->len;
-    return 3 + ALGID_LEN + hbs_der_header_len(k->len) + k->len;
+        return algid_len(k) + hbs_der_header_len(k->len + 1) + 1 + k->len;
+    return 3 + algid_len(k) + hbs_der_header_len(k->len) + k->len;
 }
 
 static size_t der_len(const hbs_key *k)
@@ -179,10 +247,12 @@ static int parse_spki(hbs_key *k, hbs_der_reader r)
     if (hbs_der_read(&r, HBS_DER_SEQUENCE, &algid) != 0 ||
         hbs_der_read_bits(&r, HBS_DER_BIT_STRING, &bits) != 0 || !hbs_der_done(&r))
         return HBS_ERR_MALFORMED_KEY;
-    int err = parse_algid(algid, &k->alg, &k->prehash);
+    int err = parse_algid(algid, k);
     if (err)
         return err;
-    if (bits.len != key_len(k->alg, HBS_KEY_PUBLIC))
+    if (is_stateful(k->scheme) ? bits.len > sizeof k->bytes ||
+                                     !stateful_pk_valid(k->scheme, bits.p, bits.len)
+                               : bits.len != key_len(k->alg, HBS_KEY_PUBLIC))
         return HBS_ERR_MALFORMED_KEY;
     k->kind = HBS_KEY_PUBLIC;
     k->len = bits.len;
@@ -223,9 +293,11 @@ static int parse_pkcs8(hbs_key *k, hbs_der_reader r)
         return HBS_ERR_MALFORMED_KEY;
     if (!hbs_der_done(&r) || (unsigned)has_pub != version)
         return HBS_ERR_MALFORMED_KEY;
-    int err = parse_algid(algid, &k->alg, &k->prehash);
+    int err = parse_algid(algid, k);
     if (err)
         return err;
+    if (k->scheme != HBS_SCHEME_SLHDSA) /* stateful secret keys live in state files */
+        return HBS_ERR_UNSUPPORTED;
     size_t sk_len = key_len(k->alg, HBS_KEY_SECRET), pk_len = key_len(k->alg, HBS_KEY_PUBLIC);
     if (priv.len != sk_len)
         return HBS_ERR_MALFORMED_KEY;
@@ -246,7 +318,6 @@ static int decode_der(hbs_key *k, const uint8_t *in, size_t inlen, int want)
     hbs_der_reader_init(&all, in, inlen);
     if (hbs_der_read(&all, HBS_DER_SEQUENCE, &body) != 0 || !hbs_der_done(&all))
         return HBS_ERR_MALFORMED_KEY;
-    k->scheme = HBS_SCHEME_SLHDSA;
     /* The first field tells the two structures apart: an AlgorithmIdentifier SEQUENCE in a
      * SubjectPublicKeyInfo, the version INTEGER in a OneAsymmetricKey. */
     int first = hbs_der_peek_tag(&body);

@@ -198,7 +198,14 @@ static void test_list(void)
     }
     CHECK_INT(run_hbs(NULL, tpath("list.txt"), "list", NULL), 0);
     char *out = (char *)read_bytes(tpath("list.txt"), NULL);
-    CHECK_MSG(out && strcmp(out, expect) == 0, "hbs list printed:\n%s", out ? out : "");
+    /* SLH-DSA first, then the stateful schemes */
+    CHECK_MSG(out && strncmp(out, expect, strlen(expect)) == 0, "hbs list printed:\n%s",
+              out ? out : "");
+    CHECK(out && strstr(out, "\nLMS_SHA256_M32_H10/LMOTS_SHA256_N32_W8\n"));
+    CHECK(out && strstr(out, "\nLMS_SHAKE_M24_H25/LMOTS_SHAKE_N24_W1\n"));
+    CHECK(out && strstr(out, "\nXMSS-SHA2_10_256\n"));
+    CHECK(out && strstr(out, "\nXMSSMT-SHA2_60/12_512\n"));
+    CHECK(out && strstr(out, "\nXMSS-SHAKE256_20_192\n"));
     free(out);
 }
 
@@ -932,7 +939,178 @@ static void test_demo(void)
     free(text);
 }
 
+/* ---- stateful keys (LMS/HSS, XMSS/XMSS^MT) --------------------------------------------- */
+
+static const char *const stateful_algs[] = {
+    "LMS_SHA256_M32_H5/LMOTS_SHA256_N32_W8",
+    "LMS_SHA256_M24_H5/LMOTS_SHA256_N24_W4,LMS_SHAKE_M32_H5/LMOTS_SHAKE_N32_W2",
+    "XMSS-SHA2_10_256",
+    "XMSSMT-SHA2_20/4_256",
+};
+
+/* The value of "key": N in the JSON `hbs key info --json` printed to path. */
+static long long info_field(const char *path, const char *key)
+{
+    json *j = load_json(path);
+    const json *v = j ? json_get(j, key) : NULL;
+    long long x = v ? (long long)json_num(v, -1) : -1;
+    json_free(j);
+    return x;
+}
+
+/* keygen, sign, verify, key info / public, for each family. */
+static void test_stateful_roundtrip(void)
+{
+    if (!binary_present())
+        return;
+    for (size_t i = 0; i < sizeof stateful_algs / sizeof stateful_algs[0]; i++) {
+        char dname[8];
+        snprintf(dname, sizeof dname, "sf%zu", i);
+        const char *alg = stateful_algs[i], *dir = subdir(dname);
+        const char *st = in_dir(dir, "key.state"), *pub = in_dir(dir, "key.pub");
+        const char *msg = in_dir(dir, "msg"), *sig = in_dir(dir, "sig"), *sig2 = in_dir(dir, "sig2");
+        const char *info = in_dir(dir, "info.json"), *pub2 = in_dir(dir, "pub2");
+        hbs_key k;
+        size_t len;
+        uint8_t *b;
+        CHECK_INT(run_hbs(NULL, NULL, "keygen", "-a", alg, "-s", st, "-p", pub, NULL), 0);
+        CHECK_INT(file_mode(st), 0600);
+        /* the public key is an RFC 9802 SubjectPublicKeyInfo */
+        b = read_bytes(pub, &len);
+        CHECK(b && file_has_prefix(pub, "-----BEGIN PUBLIC KEY-----"));
+        CHECK(b && hbs_key_decode(&k, b, len) == HBS_OK && k.kind == HBS_KEY_PUBLIC &&
+              k.scheme == (i < 2 ? HBS_SCHEME_HSS : i == 2 ? HBS_SCHEME_XMSS : HBS_SCHEME_XMSSMT));
+        free(b);
+        /* never overwritten */
+        CHECK_INT(run_hbs(NULL, NULL, "keygen", "-a", alg, "-s", st, "-p", pub2, NULL), 2);
+        check_error_line("keygen over an existing state file");
+        write_text(msg, "a message for a stateful key\n");
+        CHECK_INT(run_hbs(NULL, NULL, "sign", "-s", st, "-m", msg, "-x", sig, NULL), 0);
+        CHECK_INT(run_hbs(NULL, NULL, "sign", "-s", st, "-m", msg, "-x", sig2, "--reserve", "4", NULL), 0);
+        CHECK_INT(run_hbs(NULL, NULL, "verify", "-p", pub, "-m", msg, "-x", sig, NULL), 0);
+        CHECK_INT(run_hbs(NULL, NULL, "verify", "-p", pub, "-m", msg, "-x", sig2, NULL), 0);
+        /* two signatures of one message under a stateful key differ (two indices) */
+        uint8_t *s1 = read_bytes(sig, &len), *s2 = read_bytes(sig2, NULL);
+        CHECK(s1 && s2 && memcmp(s1, s2, len) != 0);
+        /* a flipped bit anywhere is invalid (exit 1), as is a signature one byte short */
+        if (s1) {
+            s1[len / 2] ^= 1;
+            write_bytes(sig2, s1, len);
+            CHECK_INT(run_hbs(NULL, NULL, "verify", "-p", pub, "-m", msg, "-x", sig2, NULL), 1);
+            s1[len / 2] ^= 1;
+            write_bytes(sig2, s1, len - 1);
+            CHECK_INT(run_hbs(NULL, NULL, "verify", "-p", pub, "-m", msg, "-x", sig2, NULL), 1);
+        }
+        free(s1);
+        free(s2);
+        write_text(msg, "another message\n");
+        CHECK_INT(run_hbs(NULL, NULL, "verify", "-p", pub, "-m", msg, "-x", sig, NULL), 1);
+        /* the reservation of 4 at index 1 set indices 1..4 aside: the next is 5 */
+        CHECK_INT(run_hbs(NULL, info, "key", "info", "-s", st, "--json", NULL), 0);
+        CHECK_INT(info_field(info, "next_index"), 5);
+        CHECK(info_field(info, "remaining") == info_field(info, "total") - 5);
+        CHECK_INT(run_hbs(NULL, NULL, "key", "public", "-s", st, "-p", pub2, NULL), 0);
+        uint8_t *p1 = read_bytes(pub, &len), *p2 = read_bytes(pub2, NULL);
+        CHECK(p1 && p2 && memcmp(p1, p2, len) == 0);
+        free(p1);
+        free(p2);
+        /* SLH-DSA-only options are refused, not ignored */
+        CHECK_INT(run_hbs(NULL, NULL, "sign", "-s", st, "-m", msg, "-x", sig, "--context", "00", NULL), 2);
+        CHECK_INT(run_hbs(NULL, NULL, "verify", "-p", pub, "-m", msg, "-x", sig, "--prehash", "SHA2-256", NULL), 2);
+    }
+}
+
+/* A raw public key with -a, and a public key of another set refused. */
+static void test_stateful_raw_and_exhaustion(void)
+{
+    if (!binary_present())
+        return;
+    const char *dir = subdir("sfx"), *st = in_dir(dir, "k.state"), *pub = in_dir(dir, "k.raw");
+    const char *msg = in_dir(dir, "m"), *sig = in_dir(dir, "s"), *info = in_dir(dir, "i.json");
+    const char *alg = stateful_algs[0];
+    char name[32];
+    CHECK_INT(run_hbs(NULL, NULL, "keygen", "-a", alg, "-s", st, "-p", pub, "--raw", NULL), 0);
+    write_text(msg, "m");
+    for (int i = 0; i < 32; i++) {
+        snprintf(name, sizeof name, "s%d", i);
+        CHECK_INT(run_hbs(NULL, NULL, "sign", "-s", st, "-m", msg, "-x", in_dir(dir, name), NULL), 0);
+    }
+    CHECK_INT(run_hbs(NULL, NULL, "verify", "-p", pub, "--raw", "-a", alg, "-m", msg, "-x",
+                      in_dir(dir, "s31"), NULL), 0);
+    CHECK_INT(run_hbs(NULL, NULL, "verify", "-p", pub, "--raw", "-a", "XMSS-SHA2_10_256", "-m",
+                      msg, "-x", in_dir(dir, "s31"), NULL), 2);
+    /* all 32 used: the 33rd is refused with a clear message and no signature file */
+    CHECK_INT(run_hbs(NULL, NULL, "sign", "-s", st, "-m", msg, "-x", sig, NULL), 2);
+    check_error_line("exhausted key");
+    char *e = (char *)read_bytes(stderr_path(), NULL);
+    CHECK_MSG(e && strstr(e, "exhausted"), "stderr: %s", e ? e : "");
+    free(e);
+    CHECK(!file_exists(sig));
+    CHECK_INT(run_hbs(NULL, info, "key", "info", "-s", st, "--json", NULL), 0);
+    CHECK_INT(info_field(info, "remaining"), 0);
+}
+
+/* key split: two signers, one public key, disjoint indices. */
+static void test_stateful_split(void)
+{
+    if (!binary_present())
+        return;
+    const char *dir = subdir("sfs"), *st = in_dir(dir, "a.state"), *part = in_dir(dir, "b.state");
+    const char *pub = in_dir(dir, "pub"), *msg = in_dir(dir, "m"), *info = in_dir(dir, "i.json");
+    CHECK_INT(run_hbs(NULL, NULL, "keygen", "-a", "XMSS-SHA2_10_256", "-s", st, "-p", pub, NULL), 0);
+    CHECK_INT(run_hbs(NULL, NULL, "key", "split", "-s", st, "-o", part, "-n", "2000", NULL), 2);
+    CHECK_INT(run_hbs(NULL, NULL, "key", "split", "-s", st, "-o", part, "-n", "256", NULL), 0);
+    CHECK_INT(run_hbs(NULL, NULL, "key", "split", "-s", st, "-o", part, "-n", "1", NULL), 2);
+    CHECK_INT(run_hbs(NULL, info, "key", "info", "-s", st, "--json", NULL), 0);
+    CHECK_INT(info_field(info, "end"), 768);
+    CHECK_INT(run_hbs(NULL, info, "key", "info", "-s", part, "--json", NULL), 0);
+    CHECK_INT(info_field(info, "next_index"), 768);
+    CHECK_INT(info_field(info, "end"), 1024);
+    write_text(msg, "m");
+    CHECK_INT(run_hbs(NULL, NULL, "sign", "-s", part, "-m", msg, "-x", in_dir(dir, "sb"), NULL), 0);
+    CHECK_INT(run_hbs(NULL, NULL, "sign", "-s", st, "-m", msg, "-x", in_dir(dir, "sa"), NULL), 0);
+    CHECK_INT(run_hbs(NULL, NULL, "verify", "-p", pub, "-m", msg, "-x", in_dir(dir, "sa"), NULL), 0);
+    CHECK_INT(run_hbs(NULL, NULL, "verify", "-p", pub, "-m", msg, "-x", in_dir(dir, "sb"), NULL), 0);
+    /* the index is the signature's first four bytes */
+    uint8_t *a = read_bytes(in_dir(dir, "sa"), NULL), *b = read_bytes(in_dir(dir, "sb"), NULL);
+    CHECK(a && a[0] == 0 && a[1] == 0 && a[2] == 0 && a[3] == 0);
+    CHECK(b && b[2] == 3 && b[3] == 0); /* 768 */
+    free(a);
+    free(b);
+}
+
+/* A corrupt state file is refused with a clear error and left untouched. */
+static void test_stateful_corrupt(void)
+{
+    if (!binary_present())
+        return;
+    const char *dir = subdir("sfc"), *st = in_dir(dir, "k.state"), *pub = in_dir(dir, "pub");
+    const char *msg = in_dir(dir, "m"), *sig = in_dir(dir, "s");
+    size_t len, len2;
+    CHECK_INT(run_hbs(NULL, NULL, "keygen", "-a", stateful_algs[0], "-s", st, "-p", pub, NULL), 0);
+    uint8_t *b = read_bytes(st, &len);
+    if (!b)
+        return;
+    b[len - 40] ^= 0x80;
+    write_bytes(st, b, len);
+    chmod(st, 0600);
+    write_text(msg, "m");
+    CHECK_INT(run_hbs(NULL, NULL, "sign", "-s", st, "-m", msg, "-x", sig, NULL), 2);
+    check_error_line("corrupt state");
+    CHECK(!file_exists(sig));
+    uint8_t *c = read_bytes(st, &len2);
+    CHECK(c && len2 == len && memcmp(b, c, len) == 0);
+    free(b);
+    free(c);
+    /* a stateful secret key is never accepted as PKCS#8 or raw bytes */
+    CHECK_INT(run_hbs(NULL, NULL, "sign", "-s", pub, "-m", msg, "-x", sig, NULL), 2);
+}
+
 const hbs_test hbs_tests_cli[] = {
+    {"stateful_roundtrip", test_stateful_roundtrip},
+    {"stateful_raw_and_exhaustion", test_stateful_raw_and_exhaustion},
+    {"stateful_split", test_stateful_split},
+    {"stateful_corrupt", test_stateful_corrupt},
     {"list", test_list},
     {"usage", test_usage},
     {"roundtrip_pem", test_roundtrip_pem},

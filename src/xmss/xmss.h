@@ -1,0 +1,52 @@
+/* XMSS / XMSS^MT stateful keys in memory (internal: signing from memory without the durable
+ * key store is what reuses one-time keys). The state store and the CLI build on this.
+ *
+ * A key holds its secret seeds, the next index it will sign with, the first index it may
+ * not use (end), and the BDS traversal state of every layer, including the next tree of
+ * each XMSS^MT layer below the top, grown a leaf at a time so that no signature rebuilds a
+ * tree. Traversal memory is set by the BDS parameter K at key generation: the top K levels
+ * of every tree keep their right nodes (2^K - K - 1 nodes), and a signature computes about
+ * (h' - K) / 2 + 1 leaves for a tree of height h'. */
+#ifndef HBS_XMSS_XMSS_H
+#define HBS_XMSS_XMSS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hbs/xmss.h"
+
+typedef struct hbs_xmss_key hbs_xmss_key;
+
+/* The default BDS parameter for trees of height h': 6 (5 for h' = 5); the state then keeps
+ * 57 nodes for the top levels, and signing costs about (h' - 6) / 2 + 1.5 leaves. */
+unsigned hbs_xmss_default_bds_k(const hbs_xmss_params *p);
+
+/* Key generation. bds_k = 0 picks the default; otherwise 2 <= K <= h' with h' - K even.
+ * seed is SK_SEED || SK_PRF || PUB_SEED (3n bytes, as in the RFC 8391 reference code and the
+ * known-answer files), or NULL for fresh randomness. pk gets OID || root || SEED. */
+int hbs_xmss_keygen(hbs_xmss_key **key, uint8_t *pk, size_t pkcap, size_t *pklen,
+                    const hbs_xmss_params *p, unsigned bds_k, const uint8_t *seed,
+                    size_t seedlen, hbs_progress_fn progress, void *progress_user);
+
+/* The whole private state, self-describing (OID, kind, version), with a SHA-256 digest at
+ * the end; hbs_xmss_key_export_bytes says how long it is. */
+size_t hbs_xmss_key_export_bytes(const hbs_xmss_key *key);
+int hbs_xmss_key_export(const hbs_xmss_key *key, uint8_t *out, size_t outcap, size_t *outlen);
+/* Rejects anything malformed with HBS_ERR_MALFORMED_KEY. */
+int hbs_xmss_key_import(hbs_xmss_key **key, const uint8_t *in, size_t inlen);
+
+int hbs_xmss_key_public(const hbs_xmss_key *key, uint8_t *pk, size_t pkcap, size_t *pklen);
+const hbs_xmss_params *hbs_xmss_key_params(const hbs_xmss_key *key);
+unsigned hbs_xmss_key_bds_k(const hbs_xmss_key *key);
+uint64_t hbs_xmss_key_index(const hbs_xmss_key *key);
+uint64_t hbs_xmss_key_end(const hbs_xmss_key *key);
+uint64_t hbs_xmss_key_total(const hbs_xmss_key *key);
+int hbs_xmss_key_skip_to(hbs_xmss_key *key, uint64_t index);
+int hbs_xmss_key_set_end(hbs_xmss_key *key, uint64_t end);
+size_t hbs_xmss_sig_bytes(const hbs_xmss_key *key);
+/* Signs with index(), then advances; HBS_ERR_KEY_EXHAUSTED when index == end. */
+int hbs_xmss_sign(hbs_xmss_key *key, uint8_t *sig, size_t sigcap, size_t *siglen,
+                  const uint8_t *msg, size_t msglen);
+void hbs_xmss_key_free(hbs_xmss_key *key);
+
+#endif

@@ -1,0 +1,421 @@
+/* Stateful keys in files (include/hbs/stateful.h), end to end with real signatures: every
+ * signature verifies, no index is ever handed out twice (across reopenings, reservations,
+ * splits, two processes at once, SIGKILL at random moments and failed writes), and
+ * exhaustion and corrupt files give clear errors. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hbs/stateful.h"
+#include "state/store.h"
+#include "test.h"
+
+#define MAX_SIG 60000
+
+typedef struct {
+    const char *alg;
+    hbs_stateful_family family;
+    uint64_t total;
+} sf_case;
+
+/* Small trees, so that a test can use every index. */
+static const sf_case lms5 = {"LMS_SHA256_M32_H5/LMOTS_SHA256_N32_W4", HBS_STATEFUL_HSS, 32};
+static const sf_case hss55 = {"LMS_SHA256_M24_H5/LMOTS_SHA256_N24_W8,LMS_SHAKE_M32_H5/LMOTS_SHAKE_N32_W4",
+                              HBS_STATEFUL_HSS, 1024};
+static const sf_case xmss10 = {"XMSS-SHA2_10_256", HBS_STATEFUL_XMSS, 1024};
+static const sf_case xmssmt = {"XMSSMT-SHA2_20/4_256", HBS_STATEFUL_XMSSMT, 1u << 20};
+
+static void key_path(char *out, size_t cap, const char *name)
+{
+    snprintf(out, cap, "%s/%s", test_tmpdir(), name);
+}
+
+static void remove_key(const char *path)
+{
+    char p[600];
+    unlink(path);
+    snprintf(p, sizeof p, "%s.lock", path);
+    unlink(p);
+    snprintf(p, sizeof p, "%s.tmp", path);
+    unlink(p);
+}
+
+/* The index a signature was made with: HSS reads the bottom level's q, XMSS the index
+ * field at the front. */
+static uint64_t sig_index(const sf_case *c, const uint8_t *sig, size_t siglen)
+{
+    if (c->family == HBS_STATEFUL_HSS) {
+        /* u32 Nspk, the top level's LMS signature (q first), the bottom public key and
+         * the bottom LMS signature: index = q_top * 2^5 + q_bottom for hss55 */
+        uint32_t nspk = (uint32_t)sig[0] << 24 | (uint32_t)sig[1] << 16 |
+                        (uint32_t)sig[2] << 8 | sig[3];
+        uint32_t q0 = (uint32_t)sig[4] << 24 | (uint32_t)sig[5] << 16 |
+                      (uint32_t)sig[6] << 8 | sig[7];
+        if (nspk == 0)
+            return q0;
+        {
+            /* bottom LMS signature = last (4 + 4 + n(p+1) + 4 + 32*5) bytes, SHAKE N32 W4:
+             * p = 67, n = 32 */
+            const size_t lmsig = 4 + 4 + 32 * (67 + 1) + 4 + 32 * 5;
+            const uint8_t *b = sig + siglen - lmsig;
+            uint32_t q1 = (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
+            return ((uint64_t)q0 << 5) | q1;
+        }
+    }
+    if (c->family == HBS_STATEFUL_XMSS)
+        return (uint64_t)sig[0] << 24 | (uint64_t)sig[1] << 16 | (uint64_t)sig[2] << 8 | sig[3];
+    /* XMSS^MT: ceil(h / 8) bytes of index */
+    return (uint64_t)sig[0] << 16 | (uint64_t)sig[1] << 8 | sig[2];
+}
+
+static int make_key(const sf_case *c, const char *path, uint8_t *pk, size_t *pklen)
+{
+    remove_key(path);
+    return hbs_stateful_keygen(c->alg, path, pk, HBS_STATEFUL_MAX_PK_BYTES, pklen, NULL, 0,
+                               NULL, NULL);
+}
+
+static int sign_one(hbs_stateful_key *k, uint8_t *sig, size_t *siglen, uint64_t tag)
+{
+    uint8_t msg[8];
+    for (int i = 0; i < 8; i++)
+        msg[i] = (uint8_t)(tag >> (8 * i));
+    return hbs_stateful_sign(k, sig, MAX_SIG, siglen, msg, sizeof msg);
+}
+
+static int verify_one(const sf_case *c, const uint8_t *pk, size_t pklen, const uint8_t *sig,
+                      size_t siglen, uint64_t tag)
+{
+    uint8_t msg[8];
+    for (int i = 0; i < 8; i++)
+        msg[i] = (uint8_t)(tag >> (8 * i));
+    return hbs_stateful_verify(c->family, pk, pklen, msg, sizeof msg, sig, siglen);
+}
+
+/* Sign, close, reopen with several reservations: indices only go up, all verify. */
+static void run_reopen(const sf_case *c)
+{
+    char path[512];
+    uint8_t pk[HBS_STATEFUL_MAX_PK_BYTES], *sig = malloc(MAX_SIG);
+    size_t pklen, siglen;
+    uint64_t last = 0, count = 0;
+    int first = 1;
+    key_path(path, sizeof path, "reopen.key");
+    CHECK_INT(make_key(c, path, pk, &pklen), HBS_OK);
+    for (uint32_t reserve = 1; reserve <= 7; reserve += 3) {
+        hbs_stateful_key *k;
+        CHECK_INT(hbs_stateful_open(&k, path, 0, reserve), HBS_OK);
+        if (!k)
+            break;
+        CHECK_INT(hbs_stateful_key_total(k), c->total);
+        for (int i = 0; i < 3; i++) {
+            uint64_t before = hbs_stateful_key_index(k), idx;
+            CHECK_INT(sign_one(k, sig, &siglen, count), HBS_OK);
+            CHECK_INT(siglen, hbs_stateful_sig_bytes(k));
+            CHECK_INT(verify_one(c, pk, pklen, sig, siglen, count), HBS_OK);
+            CHECK_INT(verify_one(c, pk, pklen, sig, siglen, count + 1), HBS_ERR_VERIFY_FAILED);
+            idx = sig_index(c, sig, siglen);
+            CHECK_INT(idx, before);
+            CHECK(first || idx > last);
+            first = 0;
+            last = idx;
+            count++;
+        }
+        hbs_stateful_close(k);
+    }
+    /* reserve 7 burned 4 indices at the last close: the next open starts after them */
+    {
+        hbs_stateful_key *k;
+        CHECK_INT(hbs_stateful_open(&k, path, 0, 1), HBS_OK);
+        if (k) {
+            CHECK_INT(hbs_stateful_key_index(k), last + 1 + 4);
+            hbs_stateful_close(k);
+        }
+    }
+    test_note("%s: %llu signatures over 3 openings", c->alg, (unsigned long long)count);
+    remove_key(path);
+    free(sig);
+}
+
+static void test_reopen_lms(void) { run_reopen(&lms5); }
+static void test_reopen_hss(void) { run_reopen(&hss55); }
+static void test_reopen_xmss(void) { run_reopen(&xmss10); }
+static void test_reopen_xmssmt(void) { run_reopen(&xmssmt); }
+
+/* Every index of a 32-leaf key, then exhaustion; a split key's two halves never overlap. */
+static void test_exhaust_and_split(void)
+{
+    char path[512], part[512];
+    uint8_t pk[HBS_STATEFUL_MAX_PK_BYTES], *sig = malloc(MAX_SIG);
+    size_t pklen, siglen;
+    uint8_t seen[32] = {0};
+    hbs_stateful_key *a, *b;
+    key_path(path, sizeof path, "split.key");
+    key_path(part, sizeof part, "split-part.key");
+    remove_key(part);
+    CHECK_INT(make_key(&lms5, path, pk, &pklen), HBS_OK);
+    CHECK_INT(hbs_stateful_open(&a, path, 0, 2), HBS_OK);
+    if (!a)
+        goto out;
+    CHECK_INT(sign_one(a, sig, &siglen, 0), HBS_OK);
+    seen[sig_index(&lms5, sig, siglen)]++;
+    CHECK_INT(hbs_stateful_split(a, part, 1000), HBS_ERR_KEY_EXHAUSTED);
+    CHECK_INT(hbs_stateful_split(a, part, 16), HBS_OK);
+    CHECK_INT(hbs_stateful_key_end(a), 16);
+    CHECK_INT(hbs_stateful_split(a, part, 1), HBS_ERR_IO); /* never overwrites a file */
+    CHECK_INT(hbs_stateful_open(&b, part, 0, 3), HBS_OK);
+    if (!b)
+        goto out;
+    CHECK_INT(hbs_stateful_key_index(b), 16);
+    CHECK_INT(hbs_stateful_key_end(b), 32);
+    for (uint64_t t = 1;; t++) {
+        int ra = sign_one(a, sig, &siglen, t);
+        if (ra == HBS_OK) {
+            CHECK_INT(verify_one(&lms5, pk, pklen, sig, siglen, t), HBS_OK);
+            seen[sig_index(&lms5, sig, siglen) & 31]++;
+        }
+        int rb = sign_one(b, sig, &siglen, t);
+        if (rb == HBS_OK) {
+            CHECK_INT(verify_one(&lms5, pk, pklen, sig, siglen, t), HBS_OK);
+            seen[sig_index(&lms5, sig, siglen) & 31]++;
+        }
+        if (ra == HBS_ERR_KEY_EXHAUSTED && rb == HBS_ERR_KEY_EXHAUSTED)
+            break;
+        CHECK(ra == HBS_OK || ra == HBS_ERR_KEY_EXHAUSTED);
+        CHECK(rb == HBS_OK || rb == HBS_ERR_KEY_EXHAUSTED);
+        if (t > 100)
+            break;
+    }
+    for (int i = 0; i < 32; i++)
+        CHECK_MSG(seen[i] == 1, "index %d used %d times", i, seen[i]);
+    CHECK_INT(hbs_stateful_key_remaining(a), 0);
+    hbs_stateful_close(b);
+    hbs_stateful_close(a);
+    /* still exhausted after reopening */
+    CHECK_INT(hbs_stateful_open(&a, path, 0, 1), HBS_OK);
+    if (a) {
+        CHECK_INT(sign_one(a, sig, &siglen, 99), HBS_ERR_KEY_EXHAUSTED);
+        CHECK_INT(siglen, 0);
+        hbs_stateful_close(a);
+    }
+    test_note("32/32 indices used exactly once over two split keys");
+out:
+    remove_key(path);
+    remove_key(part);
+    free(sig);
+}
+
+/* An injected failure at every step of the state update: no signature, old state kept. */
+static void test_write_failures(void)
+{
+    char path[512];
+    uint8_t pk[HBS_STATEFUL_MAX_PK_BYTES], *sig = malloc(MAX_SIG);
+    size_t pklen, siglen;
+    unsigned steps, failures = 0;
+    hbs_stateful_key *k;
+    key_path(path, sizeof path, "fail.key");
+    CHECK_INT(make_key(&xmss10, path, pk, &pklen), HBS_OK);
+    /* count the file operations of one update */
+    CHECK_INT(hbs_stateful_open(&k, path, 0, 1), HBS_OK);
+    if (!k)
+        goto out;
+    hbs_store_test_fail_at(0);
+    CHECK_INT(sign_one(k, sig, &siglen, 0), HBS_OK);
+    steps = hbs_store_test_fail_at(0);
+    CHECK(steps >= 3);
+    for (unsigned s = 1; s <= steps; s++) {
+        uint64_t before = hbs_stateful_key_index(k);
+        hbs_store_test_fail_at(s);
+        int rc = sign_one(k, sig, &siglen, s);
+        hbs_store_test_fail_at(0);
+        CHECK_INT(rc, HBS_ERR_IO);
+        CHECK_INT(siglen, 0);
+        CHECK_INT(hbs_stateful_key_index(k), before);
+        failures += rc == HBS_ERR_IO;
+        /* the next attempt, without a fault, signs with that same unused index */
+        CHECK_INT(sign_one(k, sig, &siglen, s), HBS_OK);
+        CHECK_INT(sig_index(&xmss10, sig, siglen), before);
+        CHECK_INT(verify_one(&xmss10, pk, pklen, sig, siglen, s), HBS_OK);
+    }
+    hbs_stateful_close(k);
+    test_note("%u of %u injected faults refused the signature", failures, steps);
+out:
+    remove_key(path);
+    free(sig);
+}
+
+/* A corrupt key file is refused and left as it is. */
+static void test_corrupt_file(void)
+{
+    char path[512];
+    uint8_t pk[HBS_STATEFUL_MAX_PK_BYTES], *img, *img2;
+    size_t pklen, len, len2;
+    hbs_stateful_key *k;
+    FILE *f;
+    key_path(path, sizeof path, "corrupt.key");
+    CHECK_INT(make_key(&lms5, path, pk, &pklen), HBS_OK);
+    img = test_read_file(path, &len);
+    CHECK(img != NULL && len > 40);
+    if (!img)
+        return;
+    img[len / 2] ^= 1;
+    f = fopen(path, "wb");
+    fwrite(img, 1, len, f);
+    fclose(f);
+    CHECK_INT(hbs_stateful_open(&k, path, 0, 1), HBS_ERR_STATE);
+    CHECK(k == NULL);
+    img2 = test_read_file(path, &len2);
+    CHECK(img2 && len2 == len && memcmp(img, img2, len) == 0);
+    free(img);
+    free(img2);
+    remove_key(path);
+}
+
+/* Signs until killed or `limit` signatures, appending "index tag" lines to log after each
+ * signature that verifies (fsync'd), so the parent sees every signature released. */
+static void crash_child(const char *path, const char *log, const uint8_t *pk, size_t pklen,
+                        uint32_t reserve, unsigned limit)
+{
+    uint8_t *sig = malloc(MAX_SIG);
+    hbs_stateful_key *k;
+    int fd = open(log, O_WRONLY | O_APPEND | O_CREAT, 0600);
+    if (fd < 0 || !sig || hbs_stateful_open(&k, path, HBS_STATEFUL_WAIT, reserve) != HBS_OK)
+        _exit(3);
+    for (unsigned i = 0; i < limit; i++) {
+        size_t siglen;
+        uint64_t tag = (uint64_t)getpid() << 20 | i;
+        int rc = sign_one(k, sig, &siglen, tag);
+        if (rc == HBS_ERR_KEY_EXHAUSTED)
+            break;
+        if (rc != HBS_OK || verify_one(&xmssmt, pk, pklen, sig, siglen, tag) != HBS_OK)
+            _exit(4);
+        char line[64];
+        int n = snprintf(line, sizeof line, "%llu\n",
+                         (unsigned long long)sig_index(&xmssmt, sig, siglen));
+        if (write(fd, line, (size_t)n) != n || fsync(fd) != 0)
+            _exit(5);
+    }
+    hbs_stateful_close(k);
+    _exit(0);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Checks the log: no index twice, all below the file's next. Returns the count. */
+static size_t check_log(const char *log, const char *path)
+{
+    FILE *f = fopen(log, "r");
+    uint64_t *idx = NULL, v;
+    size_t n = 0, cap = 0, dups = 0;
+    unsigned long long x;
+    hbs_stateful_key *k;
+    if (!f)
+        return 0;
+    while (fscanf(f, "%llu", &x) == 1) {
+        if (n == cap) {
+            cap = cap ? 2 * cap : 1024;
+            idx = realloc(idx, cap * sizeof *idx);
+        }
+        idx[n++] = x;
+    }
+    fclose(f);
+    qsort(idx, n, sizeof *idx, cmp_u64);
+    for (size_t i = 1; i < n; i++)
+        dups += idx[i] == idx[i - 1];
+    CHECK_MSG(dups == 0, "%zu indices used twice", dups);
+    CHECK_INT(hbs_stateful_open(&k, path, HBS_STATEFUL_WAIT, 1), HBS_OK);
+    if (k) {
+        v = hbs_stateful_key_index(k);
+        CHECK(n == 0 || idx[n - 1] < v);
+        hbs_stateful_close(k);
+    }
+    free(idx);
+    return n;
+}
+
+/* Two processes sign with one key file at once. */
+static void test_two_processes(void)
+{
+    char path[512], log[512];
+    uint8_t pk[HBS_STATEFUL_MAX_PK_BYTES];
+    size_t pklen, n;
+    pid_t p[2];
+    key_path(path, sizeof path, "two.key");
+    key_path(log, sizeof log, "two.log");
+    unlink(log);
+    CHECK_INT(make_key(&xmssmt, path, pk, &pklen), HBS_OK);
+    for (int i = 0; i < 2; i++) {
+        p[i] = fork();
+        if (p[i] == 0)
+            crash_child(path, log, pk, pklen, i ? 3 : 1, 40);
+    }
+    for (int i = 0; i < 2; i++) {
+        int st;
+        waitpid(p[i], &st, 0);
+        CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child %d status %d", i, st);
+    }
+    n = check_log(log, path);
+    CHECK_INT(n, 80);
+    test_note("80 signatures from two processes, no index twice");
+    remove_key(path);
+    unlink(log);
+}
+
+/* SIGKILL at random moments while signing; afterwards the file loads, every released
+ * signature verified, and no index appears twice. */
+static void test_crash_loop(void)
+{
+    char path[512], log[512];
+    uint8_t pk[HBS_STATEFUL_MAX_PK_BYTES];
+    size_t pklen, n;
+    const char *env = getenv("HBS_CRASH_ROUNDS");
+    unsigned rounds = env ? (unsigned)atoi(env) : 200, killed = 0;
+    uint8_t r[4];
+    key_path(path, sizeof path, "crash.key");
+    key_path(log, sizeof log, "crash.log");
+    unlink(log);
+    CHECK_INT(make_key(&xmssmt, path, pk, &pklen), HBS_OK);
+    for (unsigned i = 0; i < rounds; i++) {
+        int st;
+        pid_t p = fork();
+        if (p == 0)
+            crash_child(path, log, pk, pklen, 1 + i % 4, 1000000);
+        test_rand_bytes(r, sizeof r);
+        struct timespec ts = {0, (long)(1000000 + (r[0] | r[1] << 8) % 20000 * 1000)};
+        nanosleep(&ts, NULL);
+        kill(p, SIGKILL);
+        waitpid(p, &st, 0);
+        killed += WIFSIGNALED(st);
+        CHECK_MSG(WIFSIGNALED(st) || (WIFEXITED(st) && WEXITSTATUS(st) == 0),
+                  "child failed with status %d", st);
+    }
+    n = check_log(log, path);
+    CHECK(n > 0);
+    test_note("%u kills, %zu signatures released, none reused", killed, n);
+    remove_key(path);
+    unlink(log);
+}
+
+const hbs_test hbs_tests_stateful[] = {
+    {"reopen_lms", test_reopen_lms},
+    {"reopen_hss_two_levels", test_reopen_hss},
+    {"reopen_xmss", test_reopen_xmss},
+    {"reopen_xmssmt", test_reopen_xmssmt},
+    {"exhaust_and_split", test_exhaust_and_split},
+    {"write_failures", test_write_failures},
+    {"corrupt_file", test_corrupt_file},
+    {"two_processes", test_two_processes},
+    {"crash_loop", test_crash_loop},
+    {NULL, NULL},
+};
