@@ -1,0 +1,258 @@
+/* hbs bench for the stateful schemes (LMS/HSS, XMSS/XMSS^MT): key generation (in memory,
+ * on the library's threads), signing through a key file with the state update written
+ * before each signature (once without fsync, to show the compute, and once with it, as a
+ * real signer runs), and verification. Same table and JSON records as the SLH-DSA bench;
+ * the hash-count fields are 0 here (no model yet for these schemes). */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench_stateful.h"
+#include "hbs/lms.h"
+#include "hbs/xmss.h"
+#include "lms/hss.h"
+#include "xmss/xmss.h"
+
+/* Sets the performance targets name; measured by default. */
+const char *const hbs_cli_stateful_bench_default[] = {
+    "LMS_SHA256_M32_H10/LMOTS_SHA256_N32_W8",
+    "LMS_SHA256_M32_H15/LMOTS_SHA256_N32_W8",
+    "LMS_SHA256_M32_H10/LMOTS_SHA256_N32_W8,LMS_SHA256_M32_H10/LMOTS_SHA256_N32_W8",
+    "LMS_SHA256_M32_H10/LMOTS_SHA256_N32_W4",
+    "XMSS-SHA2_10_256",
+    "XMSSMT-SHA2_20/2_256",
+    NULL,
+};
+
+enum { SOP_KEYGEN, SOP_SIGN, SOP_SIGN_FSYNC, SOP_VERIFY, NUM_SOPS };
+static const char *const sop_names[NUM_SOPS] = {"keygen", "sign", "sign+fsync", "verify"};
+
+typedef struct {
+    const char *alg;
+    int op;
+    hbs_cli_stats st;
+    double ops_per_s;
+} srecord;
+
+#define MAX_SAMPLES 100000
+
+/* In-memory key generation (no file), on the library's threads. */
+static int keygen_once(const char *alg)
+{
+    uint8_t pk[HBS_STATEFUL_MAX_PK_BYTES];
+    size_t pklen;
+    int err;
+    if (hbs_stateful_family_of(alg) == HBS_STATEFUL_HSS) {
+        hbs_hss_params p;
+        hbs_hss_key *k = NULL;
+        if ((err = hbs_hss_params_parse(&p, alg)) != HBS_OK)
+            return err;
+        err = hbs_hss_keygen(&k, pk, sizeof pk, &pklen, &p, NULL, 0, NULL, NULL);
+        hbs_hss_key_free(k);
+    } else {
+        hbs_xmss_key *k = NULL;
+        err = hbs_xmss_keygen(&k, pk, sizeof pk, &pklen, hbs_xmss_params_by_name(alg), 0, NULL,
+                              0, NULL, NULL);
+        hbs_xmss_key_free(k);
+    }
+    return err;
+}
+
+typedef struct {
+    double *samples;
+    size_t count;
+    double start, end;
+} sample_set;
+
+static int keep_going(const sample_set *s, double min_time, unsigned long iterations)
+{
+    if (s->count >= MAX_SAMPLES)
+        return 0;
+    if (iterations)
+        return s->count < iterations;
+    return s->count < 3 || hbs_cli_now() - s->start < min_time;
+}
+
+static void add_sample(sample_set *s, double t0)
+{
+    s->samples[s->count++] = (hbs_cli_now() - t0) * 1e3;
+}
+
+static int measure_keygen(sample_set *s, const char *alg, double min_time,
+                          unsigned long iterations)
+{
+    int err = HBS_OK;
+    s->start = hbs_cli_now();
+    while (err == HBS_OK && keep_going(s, min_time, iterations)) {
+        double t0 = hbs_cli_now();
+        err = keygen_once(alg);
+        add_sample(s, t0);
+    }
+    s->end = hbs_cli_now();
+    return err;
+}
+
+/* Signs through a key file until the time is up or the key is used up; then verifies the
+ * last signature as often (verify set). */
+static int measure_sign(sample_set *s, sample_set *v, const char *alg, const char *path,
+                        int sync, double min_time, unsigned long iterations)
+{
+    uint8_t pk[HBS_STATEFUL_MAX_PK_BYTES], msg[32] = {1}, *sig = NULL;
+    size_t pklen, siglen = 0;
+    hbs_stateful_key *k = NULL;
+    char lock[4200];
+    int err;
+
+    unlink(path);
+    err = hbs_stateful_keygen(alg, path, pk, sizeof pk, &pklen, NULL, 0, NULL, NULL);
+    if (err == HBS_OK)
+        err = hbs_stateful_open(&k, path, sync ? 0 : HBS_STATEFUL_NO_SYNC, 1);
+    if (err == HBS_OK && !(sig = malloc(hbs_stateful_sig_bytes(k))))
+        err = HBS_ERR_NO_MEMORY;
+    s->start = hbs_cli_now();
+    while (err == HBS_OK && hbs_stateful_key_remaining(k) > 0 &&
+           keep_going(s, min_time, iterations)) {
+        double t0 = hbs_cli_now();
+        msg[0]++;
+        err = hbs_stateful_sign(k, sig, hbs_stateful_sig_bytes(k), &siglen, msg, sizeof msg);
+        add_sample(s, t0);
+    }
+    s->end = hbs_cli_now();
+    if (err == HBS_OK && v) {
+        v->start = hbs_cli_now();
+        while (err == HBS_OK && keep_going(v, min_time, iterations)) {
+            double t0 = hbs_cli_now();
+            err = hbs_stateful_verify(hbs_stateful_key_family(k), pk, pklen, msg, sizeof msg,
+                                      sig, siglen);
+            add_sample(v, t0);
+        }
+        v->end = hbs_cli_now();
+    }
+    hbs_stateful_close(k);
+    free(sig);
+    unlink(path);
+    snprintf(lock, sizeof lock, "%s.lock", path);
+    unlink(lock);
+    return err;
+}
+
+static void finish(srecord *r, const char *alg, int op, sample_set *s)
+{
+    r->alg = alg;
+    r->op = op;
+    r->ops_per_s = s->end > s->start ? (double)s->count / (s->end - s->start) : 0;
+    hbs_cli_stats_compute(&r->st, s->samples, s->count);
+    s->count = 0;
+}
+
+static const hbs_cli_column scolumns[] = {
+    {"algorithm", 78, 1}, {"op", 10, 1},      {"threads", 7, 0}, {"median ms", 12, 0},
+    {"min ms", 11, 0},     {"max ms", 11, 0}, {"ops/s", 11, 0},  {"runs", 6, 0},
+};
+#define NUM_SCOLUMNS (sizeof scolumns / sizeof scolumns[0])
+
+static void print_srow(FILE *out, const srecord *r, unsigned long threads)
+{
+    char th[32], med[32], mn[32], mx[32], ops[32], runs[32];
+    unsigned long t = r->op == SOP_KEYGEN ? threads : 1;
+    snprintf(th, sizeof th, "%lu", t);
+    snprintf(med, sizeof med, "%.3f", r->st.median);
+    snprintf(mn, sizeof mn, "%.3f", r->st.min);
+    snprintf(mx, sizeof mx, "%.3f", r->st.max);
+    snprintf(ops, sizeof ops, "%.1f", r->ops_per_s);
+    snprintf(runs, sizeof runs, "%zu", r->st.count);
+    const char *cells[NUM_SCOLUMNS] = {r->alg, sop_names[r->op], th, med, mn, mx, ops, runs};
+    hbs_cli_table_row(out, scolumns, NUM_SCOLUMNS, cells);
+}
+
+/* The records as JSON objects, one a line, each line ending ",\n" but the last. */
+static char *json_rows(const srecord *recs, size_t n, const char *backend, unsigned long threads)
+{
+    size_t cap = 64 + n * 640, used = 0;
+    char *buf = malloc(cap);
+    if (!buf)
+        return NULL;
+    buf[0] = 0;
+    for (size_t i = 0; i < n; i++) {
+        const srecord *r = &recs[i];
+        used += (size_t)snprintf(
+            buf + used, cap - used,
+            "  {\"alg\": \"%s\", \"op\": \"%s\", \"backend\": \"%s\", \"threads\": %lu, "
+            "\"workers\": 1, \"batch\": 1, \"median_ms\": %.6f, \"min_ms\": %.6f, "
+            "\"max_ms\": %.6f, \"ops_per_s\": %.3f, \"runs\": %zu, \"hashes_per_op\": 0, "
+            "\"hash_ceiling_ms\": 0, \"hash_efficiency\": 0}%s\n",
+            r->alg, sop_names[r->op], backend, r->op == SOP_KEYGEN ? threads : 1UL,
+            r->st.median, r->st.min, r->st.max, r->ops_per_s, r->st.count,
+            i + 1 < n ? "," : "");
+    }
+    return buf;
+}
+
+int hbs_cli_bench_stateful(const char *const *algs, size_t nalgs, int do_keygen, int do_sign,
+                           int do_verify, unsigned long threads, unsigned long iterations,
+                           double min_time, char **json, FILE *out)
+{
+    char dir[] = "/tmp/hbs-bench-XXXXXX", path[64];
+    sample_set s = {0}, v = {0};
+    srecord *recs = calloc(nalgs * NUM_SOPS, sizeof *recs);
+    size_t nrec = 0;
+    int rc = HBS_CLI_OK, err = HBS_OK;
+    char backend[64];
+
+    for (size_t i = 0; i < nalgs; i++)
+        if (hbs_stateful_family_of(algs[i]) < 0)
+            return hbs_cli_error("-a", "unknown algorithm '%s' (see 'hbs list')", algs[i]);
+    s.samples = malloc(MAX_SAMPLES * sizeof *s.samples);
+    v.samples = malloc(MAX_SAMPLES * sizeof *v.samples);
+    if (!recs || !s.samples || !v.samples || !mkdtemp(dir)) {
+        free(recs);
+        free(s.samples);
+        free(v.samples);
+        return hbs_cli_error("bench", "out of memory or no temporary folder");
+    }
+    snprintf(path, sizeof path, "%s/key.state", dir);
+    if (threads && hbs_set_threads((unsigned)threads) != HBS_OK)
+        rc = hbs_cli_error("--threads", "cannot use %lu threads", threads);
+    threads = hbs_get_threads();
+    snprintf(backend, sizeof backend, "cpu-%s", hbs_backend_name());
+    fprintf(out, "\nstateful schemes: keygen in memory on %lu thread(s); sign through a key "
+                 "file (state written before each signature: 'sign' without fsync, "
+                 "'sign+fsync' as a real signer); verify of the last signature\n",
+            threads);
+    hbs_cli_table_header(out, scolumns, NUM_SCOLUMNS);
+    for (size_t i = 0; rc == HBS_CLI_OK && err == HBS_OK && i < nalgs; i++) {
+        if (do_keygen && (err = measure_keygen(&s, algs[i], min_time, iterations)) == HBS_OK) {
+            finish(&recs[nrec], algs[i], SOP_KEYGEN, &s);
+            print_srow(out, &recs[nrec++], threads);
+        }
+        if (err == HBS_OK && (do_sign || do_verify)) {
+            err = measure_sign(&s, do_verify ? &v : NULL, algs[i], path, 0, min_time, iterations);
+            if (err == HBS_OK && do_sign) {
+                finish(&recs[nrec], algs[i], SOP_SIGN, &s);
+                print_srow(out, &recs[nrec++], threads);
+            }
+            s.count = 0;
+            if (err == HBS_OK && do_verify) {
+                finish(&recs[nrec], algs[i], SOP_VERIFY, &v);
+                print_srow(out, &recs[nrec++], threads);
+            }
+        }
+        if (err == HBS_OK && do_sign) {
+            err = measure_sign(&s, NULL, algs[i], path, 1, min_time / 2, iterations);
+            if (err == HBS_OK) {
+                finish(&recs[nrec], algs[i], SOP_SIGN_FSYNC, &s);
+                print_srow(out, &recs[nrec++], threads);
+            }
+        }
+        fflush(out);
+    }
+    if (err != HBS_OK)
+        rc = hbs_cli_error("bench", "%s", hbs_strerror(err));
+    if (rc == HBS_CLI_OK && json && !(*json = json_rows(recs, nrec, backend, threads)))
+        rc = hbs_cli_error("bench", "out of memory");
+    rmdir(dir);
+    free(recs);
+    free(s.samples);
+    free(v.samples);
+    return rc;
+}

@@ -1,0 +1,19 @@
+/* The stateful part of `hbs bench` (bench_stateful.c). */
+#ifndef HBS_CLI_BENCH_STATEFUL_H
+#define HBS_CLI_BENCH_STATEFUL_H
+
+#include <stdio.h>
+
+#include "stateful.h"
+
+/* The sets measured when `hbs bench --stateful` names none (NULL-terminated). */
+extern const char *const hbs_cli_stateful_bench_default[];
+
+/* Measures each algorithm and prints a table to out; if json is not NULL, *json gets the
+ * records as JSON objects in the SLH-DSA bench's schema, one a line (free() it). threads 0:
+ * the library default. */
+int hbs_cli_bench_stateful(const char *const *algs, size_t nalgs, int do_keygen, int do_sign,
+                           int do_verify, unsigned long threads, unsigned long iterations,
+                           double min_time, char **json, FILE *out);
+
+#endif
