@@ -50,8 +50,12 @@ HBS_API size_t hbs_lms_pk_bytes(const hbs_lms_type *t);
 HBS_API size_t hbs_lms_sig_bytes(const hbs_lms_type *t, const hbs_lmots_type *ots);
 
 /* An HSS parameter set: 1 to 8 levels, top first, each an LMS type with a matching LM-OTS
- * type. cache_height is the memory setting of the signer's tree traversal (0: the default,
- * HBS_HSS_CACHE_DEFAULT); verification ignores it. See src/lms/hss.h for what it trades. */
+ * type. cache_height c is the memory setting of the signer's tree traversal (0: the default,
+ * HBS_HSS_CACHE_DEFAULT = 10); verification ignores it. The signer keeps the top c levels of
+ * each tree and, below them, stripes of c/2 levels, each costing one leaf computation per
+ * signature: with c = 10 a tree takes about 70 KiB (n = 32, twice that for a lower level,
+ * which also builds its next tree), and a signature computes no leaf for H5/H10, one for H15,
+ * two for H20, three for H25, plus one of the next bottom tree when L > 1. */
 #define HBS_HSS_CACHE_DEFAULT 10
 #define HBS_HSS_CACHE_MIN 4
 #define HBS_HSS_CACHE_MAX 20

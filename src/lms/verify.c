@@ -12,10 +12,12 @@ int hbs_lms_verify(const uint8_t *pk, size_t pklen, const uint8_t *msg, size_t m
                    const uint8_t *sig, size_t siglen)
 {
     hbs_lms_parsed v;
+    size_t used;
     if (!pk || !sig || (!msg && msglen))
         return HBS_ERR_VERIFY_FAILED;
-    if (hbs_lms_verify_parse(&v, pk, pklen, sig, siglen) != siglen ||
-        !hbs_lms_verify_batch(&v, &msg, &msglen, 1))
+    /* 0 means malformed (an empty signature must not pass as "all of it used") */
+    used = hbs_lms_verify_parse(&v, pk, pklen, sig, siglen);
+    if (used == 0 || used != siglen || !hbs_lms_verify_batch(&v, &msg, &msglen, 1))
         return HBS_ERR_VERIFY_FAILED;
     return HBS_OK;
 }

@@ -295,6 +295,12 @@ static void test_negative(void)
     CHECK_INT(hbs_lms_verify(pk + 4, pklen - 4, msg, sizeof msg, sig + 4, siglen - 5),
               HBS_ERR_VERIFY_FAILED);
     CHECK_INT(hbs_lms_verify(pk, pklen, msg, sizeof msg, sig, siglen), HBS_ERR_VERIFY_FAILED);
+    for (size_t l = 0; l < 12; l++) /* empty and short bare signatures and keys */
+        CHECK(hbs_lms_verify(pk + 4, pklen - 4, msg, sizeof msg, sig + 4, l) ==
+                  HBS_ERR_VERIFY_FAILED &&
+              hbs_lms_verify(pk + 4, l, msg, sizeof msg, sig + 4, siglen - 4) ==
+                  HBS_ERR_VERIFY_FAILED &&
+              hbs_lms_verify(sig, l, msg, 0, sig, l) == HBS_ERR_VERIFY_FAILED);
     CHECK_INT(hbs_hss_verify(NULL, 0, msg, sizeof msg, sig, siglen), HBS_ERR_VERIFY_FAILED);
     CHECK_INT(hbs_hss_verify(pk, pklen, NULL, 5, sig, siglen), HBS_ERR_VERIFY_FAILED);
 done:
