@@ -13,10 +13,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_stateful.h"
 #include "cli.h"
+#include "hbs/gpu.h"
 
 enum { OPT_ALG = 1, OPT_THREADS, OPT_WORKERS, OPT_BATCH, OPT_JSON, OPT_OPS, OPT_MIN_TIME,
-       OPT_ITERATIONS };
+       OPT_ITERATIONS, OPT_GPU, OPT_STATEFUL };
 
 static const hbs_cli_option options[] = {
     {OPT_ALG, 'a', "algorithm", "ALG", "parameter set to measure (repeatable; default all)"},
@@ -29,6 +31,10 @@ static const hbs_cli_option options[] = {
     {OPT_OPS, 0, "ops", "LIST", "operations, comma-separated (default keygen,sign,verify)"},
     {OPT_MIN_TIME, 0, "min-time", "SECONDS", "time per operation and worker (default 1)"},
     {OPT_ITERATIONS, 0, "iterations", "N", "exactly N runs per operation and worker"},
+    {OPT_GPU, 0, "gpu", NULL, "measure the GPU (CUDA) instead: latency, batches, the cached "
+                              "signer, device-resident verification"},
+    {OPT_STATEFUL, 0, "stateful", NULL, "also measure the stateful schemes' main sets (LMS/HSS, "
+                                        "XMSS); -a takes their names too"},
     {0, 0, NULL, NULL, NULL},
 };
 
@@ -50,6 +56,10 @@ typedef struct {
     unsigned long iterations; /* 0: adaptive */
     double min_time;
     const char *json;
+    int gpu;
+    const char *salgs[64]; /* stateful sets (LMS/HSS, XMSS/XMSS^MT) */
+    size_t nsalgs;
+    int stateful;
 } bench_args;
 
 /* What every worker of one measurement shares (read-only while they run). */
@@ -89,6 +99,12 @@ typedef struct {
 static int add_alg(bench_args *a, const char *name)
 {
     const hbs_slhdsa_params *p;
+    if (hbs_cli_is_stateful_alg(name)) {
+        if (a->nsalgs == sizeof a->salgs / sizeof a->salgs[0])
+            return hbs_cli_error("-a", "too many algorithms");
+        a->salgs[a->nsalgs++] = name;
+        return HBS_CLI_OK;
+    }
     if (hbs_cli_params(name, &p))
         return HBS_CLI_ERROR;
     for (size_t i = 0; i < a->nalgs; i++)
@@ -149,13 +165,18 @@ static int parse_args(bench_args *a, int argc, char **argv)
         case OPT_ITERATIONS:
             rc = hbs_cli_parse_uint("--iterations", v, 1, 1000000, &a->iterations);
             break;
+        case OPT_GPU: a->gpu = 1; break;
+        case OPT_STATEFUL: a->stateful = 1; break;
         }
     }
     if (rc != HBS_CLI_OK)
         return rc;
     if ((id = hbs_cli_parser_end(id)) != HBS_CLI_OK)
         return id;
-    if (a->nalgs == 0)
+    if (a->stateful && a->nsalgs == 0)
+        for (size_t i = 0; hbs_cli_stateful_bench_default[i]; i++)
+            a->salgs[a->nsalgs++] = hbs_cli_stateful_bench_default[i];
+    if (a->nalgs == 0 && a->nsalgs == 0)
         for (int i = 0; i < HBS_SLHDSA_NUM_PARAMS; i++)
             a->algs[a->nalgs++] = hbs_slhdsa_params_get((hbs_slhdsa_id)i);
     return HBS_CLI_OK;
@@ -324,7 +345,14 @@ static void print_header(FILE *out, const bench_args *a)
         fprintf(out, "commit: %s\n", commit);
     fprintf(out, "backend: %s per operation; %lu worker%s at once\n", backend, a->workers,
             a->workers == 1 ? "" : "s");
-    fprintf(out, "GPU: not used (none in this build)\n");
+    if (hbs_gpu_device_count() > 0) {
+        char gpu[256];
+        if (hbs_gpu_device_name(0, gpu, sizeof gpu) != 0)
+            snprintf(gpu, sizeof gpu, "unknown");
+        fprintf(out, "GPU: %s present, not used here ('hbs bench --gpu' measures it)\n", gpu);
+    } else {
+        fprintf(out, "GPU: not used (none in this build)\n");
+    }
     if (a->iterations)
         fprintf(out, "runs: %lu per operation and worker\n", a->iterations);
     else
@@ -357,11 +385,12 @@ static void print_row(FILE *out, const bench_record *r, const char *backend,
     hbs_cli_table_row(out, columns, NUM_COLUMNS, cells);
 }
 
-/* The records as a JSON array, one object a line. */
+/* The records as a JSON array, one object a line; `more` (may be NULL) holds further
+ * records, already formatted (the stateful schemes'). */
 static int write_json(const char *path, const bench_record *recs, size_t n,
-                      const char *backend, const bench_args *a)
+                      const char *backend, const bench_args *a, const char *more)
 {
-    size_t cap = 64 + n * 512, used = 0;
+    size_t cap = 64 + n * 512 + (more ? strlen(more) + 4 : 0), used = 0;
     char *buf = malloc(cap);
     if (!buf)
         return hbs_cli_error("bench", "out of memory");
@@ -376,8 +405,10 @@ static int write_json(const char *path, const bench_record *recs, size_t n,
             "\"hash_ceiling_ms\": %.6f, \"hash_efficiency\": %.4f}%s\n",
             hbs_slhdsa_name(r->p), op_names[r->op], backend, a->threads, a->workers, a->batch,
             r->st.median, r->st.min, r->st.max, r->ops_per_s, r->st.count, r->hashes,
-            r->ceiling_ms, r->efficiency, i + 1 < n ? "," : "");
+            r->ceiling_ms, r->efficiency, i + 1 < n || (more && *more) ? "," : "");
     }
+    if (more)
+        used += (size_t)snprintf(buf + used, cap - used, "%s", more);
     used += (size_t)snprintf(buf + used, cap - used, "]\n");
     int rc = hbs_cli_write_file(path, (const uint8_t *)buf, used, 0);
     free(buf);
@@ -450,6 +481,8 @@ static int run(int argc, char **argv)
     int rc = parse_args(&a, argc, argv);
     if (rc)
         return rc == HBS_CLI_DONE ? HBS_CLI_OK : rc;
+    if (a.gpu)
+        return hbs_cli_gpu_bench(a.algs, a.nalgs, a.ops, a.batch, a.iterations, a.json);
 
     /* Several workers already fill the cores: by default each runs single-threaded, which
      * also keeps them from queueing for the library's one shared thread pool. */
@@ -467,7 +500,8 @@ static int run(int argc, char **argv)
         return hbs_cli_error("bench", "out of memory");
 
     print_header(out, &a);
-    hbs_cli_table_header(out, columns, NUM_COLUMNS);
+    if (a.nalgs)
+        hbs_cli_table_header(out, columns, NUM_COLUMNS);
     size_t nrec = 0;
     for (size_t i = 0; i < a.nalgs && rc == HBS_CLI_OK; i++) {
         const hbs_slhdsa_params *p = a.algs[i];
@@ -500,8 +534,14 @@ static int run(int argc, char **argv)
         }
         free_fixture(&fx);
     }
+    char *more = NULL;
+    if (rc == HBS_CLI_OK && a.nsalgs)
+        rc = hbs_cli_bench_stateful(a.salgs, a.nsalgs, a.ops[OP_KEYGEN], a.ops[OP_SIGN],
+                                    a.ops[OP_VERIFY], a.threads,
+                                    a.iterations, a.min_time, a.json ? &more : NULL, out);
     if (rc == HBS_CLI_OK && a.json)
-        rc = write_json(a.json, recs, nrec, backend, &a);
+        rc = write_json(a.json, recs, nrec, backend, &a, more);
+    free(more);
     free(recs);
     return rc;
 }
@@ -510,7 +550,7 @@ const hbs_cli_command hbs_cli_cmd_bench = {
     "bench",
     run,
     "[-a ALG]... [--threads N] [--workers W] [--batch B] [--json FILE] "
-    "[--ops keygen,sign,verify] [--min-time SECONDS] [--iterations N]",
+    "[--ops keygen,sign,verify] [--min-time SECONDS] [--iterations N] [--stateful] [--gpu]",
     "Measure key generation, signing and verification: median, min, max, throughput and "
     "distance to the hash ceiling.",
     "Each operation runs at least 3 times and for --min-time seconds (or exactly --iterations\n"

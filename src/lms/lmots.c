@@ -15,10 +15,6 @@
 #define CH_TMP 23
 #define CH_LEN(n) (23 + (size_t)(n))
 
-/* Chains hashed per call in sign and verify: a multiple of the widest lane count (16), at
- * most MAX_SLOTS. chains_run picks the count per run (see there). */
-#define LANE_UNIT 16
-#define MAX_SLOTS 64
 /* Leaves computed together by hbs_lms_leaves: 8 leaves of W8 (34 chains) fill 17 calls of 16
  * lanes exactly. */
 #define LEAF_BATCH 8
@@ -171,18 +167,29 @@ typedef struct {
 
 #define MAX_SETS HBS_LMOTS_VERIFY_BATCH
 
-/* Advances the chains of up to MAX_SETS one-time keys of one hash and n together. Chains are
- * fed to the lanes longest first, and a lane whose chain ends takes the next one, so calls
- * stay full until the very end; several keys (the levels of an HSS signature) share the tail.
+/* Chains in the hash layer, which keeps them in its lanes across steps (one step: hash the
+ * message with its j, put the first n bytes in tmp, j + 1). */
+static void lms_chains(unsigned hash, size_t n, uint8_t *msgs, const uint8_t *steps,
+                       unsigned steps_all, size_t count)
+{
+    const hbs_chain_layout lay = {CH_J, 1, CH_TMP, (uint8_t)n};
+    if (hash == HBS_LMS_HASH_SHAKE)
+        hbs_shake256_chains(msgs, CH_LEN(n), &lay, steps, steps_all, count);
+    else
+        hbs_sha256_chains(NULL, msgs, CH_LEN(n), &lay, steps, steps_all, count);
+}
+
+/* Advances the chains of up to MAX_SETS one-time keys of one hash and n together. Chains go
+ * to the hash layer longest first: its lanes take the next chain as one ends, so several
+ * keys (the levels of an HSS signature) share the lanes and the short chains fill the tail.
  * The schedule depends only on start/steps, which the signature reveals anyway. */
 static void chains_run(unsigned hash, size_t n, const chain_set *sets, size_t nsets)
 {
     const size_t len = CH_LEN(n);
-    uint8_t msgs[MAX_SLOTS * CH_LEN(HBS_LMS_MAX_N)], out[MAX_SLOTS * HBS_LMS_MAX_N];
-    uint16_t order[MAX_SETS * HBS_LMOTS_MAX_P], slot_id[MAX_SLOTS];
-    uint8_t left[MAX_SLOTS];
-    size_t count[256] = {0}, pos[256], total = 0, next = 0, active = 0, work = 0, longest = 0;
-    size_t slots;
+    uint8_t *msgs;
+    uint16_t order[MAX_SETS * HBS_LMOTS_MAX_P];
+    uint8_t steps[MAX_SETS * HBS_LMOTS_MAX_P];
+    size_t count[256] = {0}, pos[256], total = 0;
 
     /* counting sort by steps, descending; an id is set * 512 + chain */
     for (size_t k = 0; k < nsets; k++)
@@ -195,62 +202,36 @@ static void chains_run(unsigned hash, size_t n, const chain_set *sets, size_t ns
     for (size_t k = 0; k < nsets; k++)
         for (size_t i = 0; i < sets[k].p; i++)
             order[pos[sets[k].steps[i]]++] = (uint16_t)(k * 512 + i);
-    for (size_t k = 0; k < nsets; k++) {
+    for (size_t k = 0; k < nsets; k++)
         total += sets[k].p;
-        for (size_t i = 0; i < sets[k].p; i++) {
-            work += sets[k].steps[i];
-            longest = sets[k].steps[i] > longest ? sets[k].steps[i] : longest;
-        }
-    }
-    /* No schedule takes fewer calls than the longest chain; lanes enough to finish the work
-     * in about that many calls keep each call as wide as it is useful (W8: 16 lanes for one
-     * key, 32 for two; W1-W4: more). */
-    slots = longest ? (work / longest + LANE_UNIT - 1) / LANE_UNIT * LANE_UNIT : LANE_UNIT;
-    slots = slots < LANE_UNIT ? LANE_UNIT : slots > MAX_SLOTS ? MAX_SLOTS : slots;
-
-    for (;;) {
-        /* fill free slots */
-        while (active < slots && next < total) {
-            const uint16_t id = order[next];
-            const chain_set *cs = &sets[id / 512];
-            const size_t c = id % 512;
-            uint8_t *m = msgs + active * len;
-            if (cs->steps[c] == 0)
-                break; /* the rest are all zero-length */
-            next++;
-            chain_header(m, cs->I, cs->q, (uint16_t)c, cs->start[c]);
-            copy_n(m + CH_TMP, cs->vals + c * n, n);
-            slot_id[active] = id;
-            left[active] = cs->steps[c];
-            active++;
-        }
-        if (active == 0)
-            break;
-        hbs_lms_hash_many(hash, n, out, msgs, len, active);
-        for (size_t s = 0; s < active; s++) {
-            uint8_t *m = msgs + s * len;
-            copy_n(m + CH_TMP, out + s * n, n);
-            m[CH_J]++;
-            left[s]--;
-        }
-        /* retire finished chains, moving the last active lane into the hole */
-        for (size_t s = 0; s < active;) {
-            if (left[s]) {
-                s++;
-                continue;
+    if (!(msgs = malloc(total > 0 ? total * len : 1))) {
+        /* cannot happen in practice (a few KiB); fall back to one chain at a time */
+        for (size_t k = 0; k < nsets; k++)
+            for (size_t c = 0; c < sets[k].p; c++) {
+                uint8_t m[CH_LEN(HBS_LMS_MAX_N)];
+                chain_header(m, sets[k].I, sets[k].q, (uint16_t)c, sets[k].start[c]);
+                copy_n(m + CH_TMP, sets[k].vals + c * n, n);
+                lms_chains(hash, n, m, &sets[k].steps[c], 0, 1);
+                copy_n(sets[k].vals + c * n, m + CH_TMP, n);
+                hbs_memzero(m, sizeof m);
             }
-            const chain_set *cs = &sets[slot_id[s] / 512];
-            copy_n(cs->vals + (slot_id[s] % 512) * n, msgs + s * len + CH_TMP, n);
-            active--;
-            if (s != active) {
-                memcpy(msgs + s * len, msgs + active * len, len);
-                slot_id[s] = slot_id[active];
-                left[s] = left[active];
-            }
-        }
+        return;
     }
-    hbs_memzero(msgs, sizeof msgs);
-    hbs_memzero(out, sizeof out);
+    for (size_t t = 0; t < total; t++) {
+        const chain_set *cs = &sets[order[t] / 512];
+        const size_t c = order[t] % 512;
+        uint8_t *m = msgs + t * len;
+        chain_header(m, cs->I, cs->q, (uint16_t)c, cs->start[c]);
+        copy_n(m + CH_TMP, cs->vals + c * n, n);
+        steps[t] = cs->steps[c];
+    }
+    lms_chains(hash, n, msgs, steps, 0, total);
+    for (size_t t = 0; t < total; t++) {
+        const chain_set *cs = &sets[order[t] / 512];
+        copy_n(cs->vals + (order[t] % 512) * n, msgs + t * len + CH_TMP, n);
+    }
+    hbs_memzero(msgs, total * len);
+    free(msgs);
 }
 
 int hbs_lmots_sign(const hbs_lmots_type *o, uint8_t *sig, const uint8_t I[16], uint32_t q,
@@ -346,15 +327,15 @@ static void leaf_batch(const hbs_lms_type *t, const hbs_lmots_type *o, const uin
             memcpy(m + CH_TMP, seed, n);
         }
     hbs_lms_hash_many(o->hash, n, vals, msgs, len, chains);
-    /* every chain runs its full length: all of them in lockstep */
-    for (unsigned j = 0; j < steps; j++) {
-        for (size_t c = 0; c < chains; c++) {
-            uint8_t *m = msgs + c * len;
-            m[CH_J] = (uint8_t)j;
-            copy_n(m + CH_TMP, vals + c * n, n);
-        }
-        hbs_lms_hash_many(o->hash, n, vals, msgs, len, chains);
+    /* every chain runs its full length, from j = 0 */
+    for (size_t c = 0; c < chains; c++) {
+        uint8_t *m = msgs + c * len;
+        m[CH_J] = 0;
+        copy_n(m + CH_TMP, vals + c * n, n);
     }
+    lms_chains(o->hash, n, msgs, NULL, steps, chains);
+    for (size_t c = 0; c < chains; c++)
+        copy_n(vals + c * n, msgs + c * len + CH_TMP, n);
     for (size_t l = 0; l < count; l++) {
         uint8_t *k = kmsg + l * klen;
         memcpy(k, I, 16);
