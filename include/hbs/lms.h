@@ -56,7 +56,7 @@ HBS_API size_t hbs_lms_sig_bytes(const hbs_lms_type *t, const hbs_lmots_type *ot
  * signature: with c = 10 a tree takes about 70 KiB (n = 32, twice that for a lower level,
  * which also builds its next tree), and a signature computes no leaf for H5/H10, one for H15,
  * two for H20, three for H25, plus one of the next bottom tree when L > 1. */
-#define HBS_HSS_CACHE_DEFAULT 10
+#define HBS_HSS_CACHE_DEFAULT 8
 #define HBS_HSS_CACHE_MIN 4
 #define HBS_HSS_CACHE_MAX 20
 typedef struct {

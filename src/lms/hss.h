@@ -19,8 +19,10 @@
  * ready when the current one runs out and no signature pays for a whole tree. The state after
  * index G is a function of G alone: export after skip_to(G) equals export after signing up to
  * G. Memory per level is about (2^(c+1) + 4 * 2^(c/2)) * n bytes for the current tree and as
- * much again for the next one (c = cache_height, default 10: 64 KiB + 4 KiB per tree at
- * n = 32), and a signature computes one leaf per stripe of the bottom tree plus one leaf of
+ * much again for the next one (c = cache_height, default 8: 16 KiB + 2 KiB per tree at
+ * n = 32; the whole state is rewritten with every update of the key file, so a smaller
+ * state signs faster through the file: H10/W8 0.65 ms at 8 against 1.0 ms at 10 on one
+ * Zen 4 core), and a signature computes one leaf per stripe of the bottom tree plus one leaf of
  * the next bottom tree.
  *
  * Limits: the heights of all levels may sum to at most 63 (index fits a uint64_t).
