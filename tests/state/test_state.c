@@ -62,7 +62,10 @@ static void fill_payload(uint8_t *p, size_t len, uint64_t tag)
         x ^= x << 13;
         x ^= x >> 7;
         x ^= x << 17;
-        p[i] = i < 8 ? (uint8_t)(tag >> (8 * i)) : (uint8_t)(x >> 24);
+        uint8_t b = (uint8_t)(x >> 24);
+        if (i < 8)
+            b = (uint8_t)(tag >> (8 * i));
+        p[i] = b;
     }
 }
 
