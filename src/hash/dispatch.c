@@ -232,6 +232,18 @@ static void chains_lockstep(int shake, const hbs_sha256_ctx *prefix, uint8_t *ms
     hbs_memzero(dig, used * 32);
 }
 
+/* The single-stream SHA-256 compression of the SIMD backends: SHA-NI where the CPU has it. */
+static void compress_shani_if_present(uint32_t h[8], const uint8_t *blocks, size_t nblocks)
+{
+#if !defined(HBS_NO_X86) && !defined(HBS_NO_SHANI)
+    if (hbs_cpu_has_shani()) {
+        hbs_sha256_compress_shani(h, blocks, nblocks);
+        return;
+    }
+#endif
+    hbs_sha256_compress_portable(h, blocks, nblocks);
+}
+
 /* ---- the backend list ------------------------------------------------------------------- */
 
 static const hbs_hash_backend portable_backend = {
@@ -242,6 +254,7 @@ static const hbs_hash_backend portable_backend = {
     hbs_shake128_many_portable,
     NULL,
     NULL,
+    hbs_sha256_compress_portable,
 };
 
 static int always_available(void) { return 1; }
@@ -263,6 +276,7 @@ static const hbs_hash_backend avx512_backend = {
     NULL,
     hbs_sha256_chains_avx512,
     hbs_shake256_chains_avx512,
+    compress_shani_if_present,
 };
 #endif
 #if !defined(HBS_NO_X86) && !defined(HBS_NO_SHANI) && !defined(HBS_NO_AVX2)
@@ -275,6 +289,7 @@ static const hbs_hash_backend shani_backend = {
     NULL,
     NULL,
     NULL,
+    compress_shani_if_present,
 };
 static int shani_available(void) { return hbs_cpu_has_shani() && hbs_cpu_has_avx2(); }
 #endif
@@ -287,6 +302,7 @@ static const hbs_hash_backend avx2_backend = {
     NULL,
     NULL,
     NULL,
+    compress_shani_if_present,
 };
 #endif
 
@@ -452,4 +468,10 @@ void hbs_shake256_chains(uint8_t *msgs, size_t len, const hbs_chain_layout *lay,
     if (b->shake256_chains && b->shake256_chains(msgs, len, lay, steps, steps_all, count) == 0)
         return;
     chains_lockstep(1, NULL, msgs, len, lay, steps, steps_all, count);
+}
+
+void hbs_sha256_compress(uint32_t h[8], const uint8_t *blocks, size_t nblocks)
+{
+    const hbs_hash_backend *b = hbs_hash_backend_active();
+    (b->sha256_compress ? b->sha256_compress : hbs_sha256_compress_portable)(h, blocks, nblocks);
 }

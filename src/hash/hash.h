@@ -33,8 +33,10 @@ void hbs_sha256_update(hbs_sha256_ctx *c, const uint8_t *in, size_t len);
 void hbs_sha256_final(hbs_sha256_ctx *c, uint8_t out[32]);
 void hbs_sha224_final(hbs_sha256_ctx *c, uint8_t out[28]);
 void hbs_sha256(uint8_t out[32], const uint8_t *in, size_t len);
-/* One compression of a 64-byte block into state h (the portable reference). */
+/* Compressions of whole 64-byte blocks into state h: the portable reference, and the
+ * dispatched one (SHA-NI where the active backend may use it) that update() runs on. */
 void hbs_sha256_compress_portable(uint32_t h[8], const uint8_t *blocks, size_t nblocks);
+void hbs_sha256_compress(uint32_t h[8], const uint8_t *blocks, size_t nblocks);
 
 /* The round constants (FIPS 180-4, 4.2.2), shared by the portable code and every backend. */
 extern const uint32_t hbs_sha256_K[64];
@@ -176,6 +178,7 @@ typedef struct {
                          size_t count);
     int (*shake256_chains)(uint8_t *msgs, size_t len, const hbs_chain_layout *lay,
                            const uint8_t *steps, uint32_t steps_all, size_t count);
+    void (*sha256_compress)(uint32_t h[8], const uint8_t *blocks, size_t nblocks);
 } hbs_hash_backend;
 
 const hbs_hash_backend *hbs_hash_backend_active(void);

@@ -161,12 +161,12 @@ void hbs_sha256_update(hbs_sha256_ctx *c, const uint8_t *in, size_t len)
         len -= take;
         if (c->buflen < 64)
             return;
-        hbs_sha256_compress_portable(c->h, c->buf, 1);
+        hbs_sha256_compress(c->h, c->buf, 1);
         c->buflen = 0;
     }
     if (len >= 64) {
         size_t n = len / 64;
-        hbs_sha256_compress_portable(c->h, in, n);
+        hbs_sha256_compress(c->h, in, n);
         in += 64 * n;
         len -= 64 * n;
     }
@@ -183,12 +183,12 @@ static void sha256_pad(hbs_sha256_ctx *c)
     c->buf[n++] = 0x80;
     if (n > 56) {
         memset(c->buf + n, 0, 64 - n);
-        hbs_sha256_compress_portable(c->h, c->buf, 1);
+        hbs_sha256_compress(c->h, c->buf, 1);
         n = 0;
     }
     memset(c->buf + n, 0, 56 - n);
     store_be64(c->buf + 56, c->bytes << 3);
-    hbs_sha256_compress_portable(c->h, c->buf, 1);
+    hbs_sha256_compress(c->h, c->buf, 1);
 }
 
 void hbs_sha256_final(hbs_sha256_ctx *c, uint8_t out[32])

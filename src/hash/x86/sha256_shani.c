@@ -303,3 +303,26 @@ void hbs_sha256_many_shani(uint8_t *out, const hbs_sha256_ctx *prefix, const uin
     hbs_memzero(&wk, sizeof wk);
     hbs_memzero(&p, sizeof p);
 }
+
+/* One message's whole blocks into h: the single-stream case (long inputs, HMAC, checksums
+ * over key state files), where the lanes of the batch kernels have nothing to do. */
+void hbs_sha256_compress_shani(uint32_t h[8], const uint8_t *blocks, size_t nblocks)
+{
+    ni_state s = ni_from_words(h);
+    __m128i w[1][4];
+    for (size_t b = 0; b < nblocks; b++) {
+        UNROLL(4)
+        for (unsigned c = 0; c < 4; c++)
+            w[0][c] = _mm_shuffle_epi8(
+                _mm_loadu_si128((const __m128i *)(const void *)(blocks + 64 * b + 16 * c)),
+                bswap_mask());
+        ni_compress(&s, w, 1);
+    }
+    {
+        __m128i feba = _mm_shuffle_epi32(s.abef, 0x1b); /* A B E F */
+        __m128i dchg = _mm_shuffle_epi32(s.cdgh, 0xb1); /* G H C D */
+        _mm_storeu_si128((__m128i *)(void *)h, _mm_blend_epi16(feba, dchg, 0xf0));
+        _mm_storeu_si128((__m128i *)(void *)(h + 4), _mm_alignr_epi8(dchg, feba, 8));
+    }
+    hbs_memzero(w, sizeof w);
+}

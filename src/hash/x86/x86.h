@@ -27,6 +27,9 @@ void hbs_shake256_many_avx2(uint8_t *out, size_t outlen, const uint8_t *in, size
 void hbs_shake256_many_avx512(uint8_t *out, size_t outlen, const uint8_t *in, size_t inlen,
                               size_t count); /* 8 lanes */
 
+/* Whole blocks of one message into h with the SHA extensions. */
+void hbs_sha256_compress_shani(uint32_t h[8], const uint8_t *blocks, size_t nblocks);
+
 /* Hash chains in 16 lanes; returns nonzero for a layout it leaves to the caller. */
 int hbs_sha256_chains_avx512(const hbs_sha256_ctx *prefix, uint8_t *msgs, size_t len,
                              const hbs_chain_layout *lay, const uint8_t *steps,
