@@ -273,7 +273,7 @@ static const hbs_hash_backend avx512_backend = {
     hbs_sha256_many_avx512,
     hbs_sha512_many_avx512,
     hbs_shake256_many_avx512,
-    NULL,
+    hbs_shake128_many_avx512,
     hbs_sha256_chains_avx512,
     hbs_shake256_chains_avx512,
     compress_shani_if_present,

@@ -73,6 +73,9 @@ static void guarded_free(guarded_input *g)
     g->map = NULL;
 }
 
+/* The reference the kernel under test is compared with: the portable SHAKE256 or SHAKE128. */
+static shake_many_fn reference = hbs_shake256_many_portable;
+
 /* One comparison, with the messages placed against the guard page after them
  * (`at_end`) or before them; returns nonzero on a mismatch (already reported). */
 static int compare_placed(const char *name, shake_many_fn fn, size_t inlen, size_t count,
@@ -96,7 +99,7 @@ static int compare_placed(const char *name, shake_many_fn fn, size_t inlen, size
     memset(ref, 0, total_out + 1);
     memset(got, CANARY, total_out + 2 * GUARD);
 
-    hbs_shake256_many_portable(total_out ? ref : NULL, outlen, in, inlen, count);
+    reference(total_out ? ref : NULL, outlen, in, inlen, count);
     fn(total_out ? got + GUARD : NULL, outlen, in, inlen, count);
 
     if (memcmp(ref, got + GUARD, total_out) != 0) {
@@ -160,7 +163,7 @@ static void check_kernel(const char *name, shake_many_fn fn)
             runs += 2;
         }
     /* every output length, through several squeezes */
-    static const size_t sq_in[] = {0, 5, 64, 136};
+    static const size_t sq_in[] = {0, 5, 64, 136, 168};
     for (size_t a = 0; a < sizeof sq_in / sizeof sq_in[0] && !bad; a++)
         for (size_t outlen = 0; outlen <= 300 && !bad; outlen++, runs++)
             bad |= compare_one(name, fn, sq_in[a], 1 + (outlen % 11), outlen);
@@ -176,6 +179,7 @@ static void test_simd_keccak_avx2(void)
         test_skip("AVX2 not supported by this CPU");
         return;
     }
+    reference = hbs_shake256_many_portable;
     check_kernel("avx2", hbs_shake256_many_avx2);
 #else
     test_skip("AVX2 backend not built");
@@ -189,7 +193,24 @@ static void test_simd_keccak_avx512(void)
         test_skip("AVX-512 not supported by this CPU");
         return;
     }
+    reference = hbs_shake256_many_portable;
     check_kernel("avx512", hbs_shake256_many_avx512);
+#else
+    test_skip("AVX-512 backend not built");
+#endif
+}
+
+/* SHAKE128 (rate 168, XMSS-SHAKE_*): the same kernel with the other rate. */
+static void test_simd_shake128_avx512(void)
+{
+#ifdef HAVE_AVX512_KERNEL
+    if (!hbs_cpu_has_avx512()) {
+        test_skip("AVX-512 not supported by this CPU");
+        return;
+    }
+    reference = hbs_shake128_many_portable;
+    check_kernel("avx512 shake128", hbs_shake128_many_avx512);
+    reference = hbs_shake256_many_portable;
 #else
     test_skip("AVX-512 backend not built");
 #endif
@@ -198,5 +219,6 @@ static void test_simd_keccak_avx512(void)
 const hbs_test hbs_tests_simd_keccak[] = {
     {"simd_keccak_avx2_matches_portable", test_simd_keccak_avx2},
     {"simd_keccak_avx512_matches_portable", test_simd_keccak_avx512},
+    {"simd_shake128_avx512_matches_portable", test_simd_shake128_avx512},
     {NULL, NULL},
 };

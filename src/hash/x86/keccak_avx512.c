@@ -24,8 +24,9 @@
 #include "hash/x86/x86.h"
 
 #define LANES 8
-#define RATE HBS_SHAKE256_RATE
-#define RATE_WORDS (RATE / 8)
+/* Rates in 64-bit words: SHAKE256 (136 bytes) and SHAKE128 (168); arrays take the larger.
+ * Functions below take the rate as an argument that is a constant after inlining. */
+#define MAX_RATE_WORDS (HBS_SHAKE128_RATE / 8)
 
 /* The one out-of-line copy, for states in memory. */
 static __attribute__((noinline)) void keccak_f1600_x8(__m512i s[25]) { permute_x8(s); }
@@ -101,10 +102,10 @@ static inline void store_columns(uint8_t *const o[LANES], size_t at, const __m51
  * down. base is not used when n is 0 (it may then be NULL). */
 static inline __attribute__((always_inline)) void
 absorb_block(__m512i s[25], const uint8_t *const p[LANES], const uint8_t *base, __m512i off,
-             size_t n, int fresh, const __m512i *pad)
+             size_t n, int fresh, const __m512i *pad, const size_t rate)
 {
     const __m512i z = _mm512_setzero_si512();
-    __m512i w[RATE_WORDS];
+    __m512i w[MAX_RATE_WORDS + 3];
     if (n > 0)
         load_columns(w, p, 0, first_bytes(n));
     else
@@ -113,24 +114,33 @@ absorb_block(__m512i s[25], const uint8_t *const p[LANES], const uint8_t *base, 
         load_columns(w + 8, p, 64, first_bytes(n - 64));
     else
         w[8] = w[9] = w[10] = w[11] = w[12] = w[13] = w[14] = w[15] = z;
-    w[16] = z;
-    if (n > 128) {
-        w[16] = _mm512_i64gather_epi64(off, base + n - 8, 1);
-        w[16] = _mm512_srl_epi64(w[16], _mm_cvtsi64_si128((long long)(8 * (RATE - n))));
+    if (rate == HBS_SHAKE256_RATE) {
+        /* one word past 128: a gather of each lane's last eight bytes, shifted down */
+        w[16] = z;
+        if (n > 128) {
+            w[16] = _mm512_i64gather_epi64(off, base + n - 8, 1);
+            w[16] = _mm512_srl_epi64(w[16], _mm_cvtsi64_si128((long long)(8 * (rate - n))));
+        }
+    } else if (n > 128) { /* SHAKE128: five words past 128 */
+        load_columns(w + 16, p, 128, first_bytes(n - 128));
+    } else {
+        w[16] = w[17] = w[18] = w[19] = w[20] = z;
     }
-    for (unsigned j = 0; j < RATE_WORDS; j++) {
+    (void)off;
+    (void)base;
+    for (unsigned j = 0; j < rate / 8; j++) {
         const __m512i v = pad ? XOR(w[j], pad[j]) : w[j];
         s[j] = fresh ? v : XOR(s[j], v);
     }
 }
 
-/* The padding of a last block of n < RATE bytes, as columns: 0x1f after the message,
+/* The padding of a last block of n < rate bytes, as columns: 0x1f after the message,
  * 0x80 in the last byte of the rate. The same for every lane and group of a batch. */
-static void padding_columns(__m512i pad[RATE_WORDS], size_t n)
+static void padding_columns(__m512i pad[MAX_RATE_WORDS], size_t n, size_t rate)
 {
-    for (unsigned j = 0; j < RATE_WORDS; j++) {
+    for (unsigned j = 0; j < rate / 8; j++) {
         uint64_t v = j == n / 8 ? 0x1fULL << (8 * (n % 8)) : 0;
-        if (j == RATE_WORDS - 1)
+        if (j == rate / 8 - 1)
             v ^= 0x80ULL << 56;
         pad[j] = _mm512_set1_epi64((long long)v);
     }
@@ -162,31 +172,35 @@ static void lane_group_init(lane_group *g, uint8_t *out, size_t outlen, const ui
 /* The common case in SLH-DSA: a message shorter than one block and at most 64 bytes out.
  * The state is a local array indexed only by constants, so it stays in registers from the
  * loads to the stores, and the unused part of the last round is dropped. */
-static void shake256_x8_short(const lane_group *g, const __m512i pad[RATE_WORDS],
-                              const uint8_t *in, size_t inlen, size_t outlen)
+static inline __attribute__((always_inline)) void
+shake_x8_short(const lane_group *g, const __m512i pad[MAX_RATE_WORDS], const uint8_t *in,
+               size_t inlen, size_t outlen, const size_t rate)
 {
     const __m512i z = _mm512_setzero_si512();
     __m512i s[25];
-    absorb_block(s, g->p, in, g->off, inlen, 1, pad);
-    s[17] = s[18] = s[19] = s[20] = s[21] = s[22] = s[23] = s[24] = z;
+    absorb_block(s, g->p, in, g->off, inlen, 1, pad, rate);
+    for (unsigned j = (unsigned)(rate / 8); j < 25; j++)
+        s[j] = z;
     permute_x8(s);
     store_columns(g->o, 0, s, first_bytes(outlen), g->lanes);
 }
 
 /* Any lengths: whole blocks, the last (partial, perhaps empty) with its padding, then as
  * many squeezes as outlen needs. The state s is the caller's, to be wiped. */
-static void shake256_x8(const lane_group *g0, const __m512i pad[RATE_WORDS], __m512i s[25],
-                        const uint8_t *in, size_t inlen, size_t outlen)
+static inline __attribute__((always_inline)) void
+shake_x8(const lane_group *g0, const __m512i pad[MAX_RATE_WORDS], __m512i s[25],
+         const uint8_t *in, size_t inlen, size_t outlen, const size_t rate)
 {
     const __m512i z = _mm512_setzero_si512();
     lane_group g = *g0;
     size_t pos = 0, done = 0;
 
-    s[17] = s[18] = s[19] = s[20] = s[21] = s[22] = s[23] = s[24] = z;
+    for (unsigned j = (unsigned)(rate / 8); j < 25; j++)
+        s[j] = z;
     for (;;) {
-        const size_t n = inlen - pos < RATE ? inlen - pos : RATE;
-        const int last = n < RATE;
-        absorb_block(s, g.p, n ? in + pos : in, g.off, n, pos == 0, last ? pad : NULL);
+        const size_t n = inlen - pos < rate ? inlen - pos : rate;
+        const int last = n < rate;
+        absorb_block(s, g.p, n ? in + pos : in, g.off, n, pos == 0, last ? pad : NULL, rate);
         if (last)
             break;
         for (size_t l = 0; l < LANES; l++)
@@ -197,8 +211,8 @@ static void shake256_x8(const lane_group *g0, const __m512i pad[RATE_WORDS], __m
     keccak_f1600_x8(s);
 
     for (;;) { /* squeeze, 64 bytes of each lane at a time */
-        const size_t take = outlen - done < RATE ? outlen - done : RATE;
-        for (size_t c = 0; 64 * c < take; c++) /* c = 2: s[17..23] are read, not stored */
+        const size_t take = outlen - done < rate ? outlen - done : rate;
+        for (size_t c = 0; 64 * c < take; c++) /* c = 2: s[16..23] read, the rate's stored */
             store_columns(g.o, done + 64 * c, s + 8 * c, first_bytes(take - 64 * c), g.lanes);
         done += take;
         if (done == outlen)
@@ -207,20 +221,33 @@ static void shake256_x8(const lane_group *g0, const __m512i pad[RATE_WORDS], __m
     }
 }
 
-void hbs_shake256_many_avx512(uint8_t *out, size_t outlen, const uint8_t *in, size_t inlen,
-                              size_t count)
+static inline __attribute__((always_inline)) void
+shake_many(uint8_t *out, size_t outlen, const uint8_t *in, size_t inlen, size_t count,
+           const size_t rate)
 {
-    __m512i pad[RATE_WORDS], s[25];
+    __m512i pad[MAX_RATE_WORDS], s[25];
     lane_group g;
     if (count == 0 || outlen == 0)
         return;
-    padding_columns(pad, inlen % RATE);
+    padding_columns(pad, inlen % rate, rate);
     for (size_t i = 0; i < count; i += LANES) {
         lane_group_init(&g, out, outlen, in, inlen, i, count - i < LANES ? count - i : LANES);
-        if (inlen < RATE && outlen <= 64)
-            shake256_x8_short(&g, pad, in, inlen, outlen);
+        if (inlen < rate && outlen <= 64)
+            shake_x8_short(&g, pad, in, inlen, outlen, rate);
         else
-            shake256_x8(&g, pad, s, in, inlen, outlen);
+            shake_x8(&g, pad, s, in, inlen, outlen, rate);
     }
     hbs_memzero(s, sizeof s);
+}
+
+void hbs_shake256_many_avx512(uint8_t *out, size_t outlen, const uint8_t *in, size_t inlen,
+                              size_t count)
+{
+    shake_many(out, outlen, in, inlen, count, HBS_SHAKE256_RATE);
+}
+
+void hbs_shake128_many_avx512(uint8_t *out, size_t outlen, const uint8_t *in, size_t inlen,
+                              size_t count)
+{
+    shake_many(out, outlen, in, inlen, count, HBS_SHAKE128_RATE);
 }

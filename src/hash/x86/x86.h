@@ -26,6 +26,8 @@ void hbs_shake256_many_avx2(uint8_t *out, size_t outlen, const uint8_t *in, size
                             size_t count); /* 4 lanes */
 void hbs_shake256_many_avx512(uint8_t *out, size_t outlen, const uint8_t *in, size_t inlen,
                               size_t count); /* 8 lanes */
+void hbs_shake128_many_avx512(uint8_t *out, size_t outlen, const uint8_t *in, size_t inlen,
+                              size_t count); /* 8 lanes */
 
 /* Whole blocks of one message into h with the SHA extensions. */
 void hbs_sha256_compress_shani(uint32_t h[8], const uint8_t *blocks, size_t nblocks);
