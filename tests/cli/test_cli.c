@@ -3,6 +3,7 @@
  * ACVP vectors. */
 #include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1106,7 +1107,40 @@ static void test_stateful_corrupt(void)
     CHECK_INT(run_hbs(NULL, NULL, "sign", "-s", pub, "-m", msg, "-x", sig, NULL), 2);
 }
 
+/* Ctrl-C during a long key generation: exit 2, a one-line message, and no files. */
+static void test_stateful_keygen_interrupt(void)
+{
+    if (!binary_present())
+        return;
+    const char *dir = subdir("sfi"), *st = in_dir(dir, "tall.state"), *pub = in_dir(dir, "pub");
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        int fout = open("/dev/null", O_WRONLY), ferr = open(stderr_path(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fout < 0 || ferr < 0 || dup2(fout, 1) < 0 || dup2(ferr, 2) < 0)
+            _exit(125);
+        /* 2^20 leaves of W8: a minute or more on two cores */
+        execl(test_hbs_bin(), test_hbs_bin(), "keygen", "-a",
+              "LMS_SHA256_M32_H20/LMOTS_SHA256_N32_W8", "-s", st, "-p", pub, (char *)NULL);
+        _exit(126);
+    }
+    usleep(700 * 1000);
+    kill(pid, SIGINT);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0) {
+    }
+    CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 2, "status %d", status);
+    check_error_line("interrupted keygen");
+    char *e = (char *)read_bytes(stderr_path(), NULL);
+    CHECK_MSG(e && strstr(e, "interrupted"), "stderr: %s", e ? e : "");
+    free(e);
+    CHECK(!file_exists(st));
+    CHECK(!file_exists(pub));
+    CHECK_INT(hidden_files(dir), 0);
+}
+
 const hbs_test hbs_tests_cli[] = {
+    {"stateful_keygen_interrupt", test_stateful_keygen_interrupt},
     {"stateful_roundtrip", test_stateful_roundtrip},
     {"stateful_raw_and_exhaustion", test_stateful_raw_and_exhaustion},
     {"stateful_split", test_stateful_split},
