@@ -1,6 +1,7 @@
 #!/bin/sh
 # Records a CPU benchmark under bench/results/: every parameter set on the portable code and
-# on the best backend with one thread and with all cores, plus the batch API.
+# on the best backend with one thread and with all cores, plus the batch API, and the
+# stateful schemes' main sets.
 # Usage: scripts/bench-cpu.sh [NAME]   (default: the date); run on an idle machine.
 set -eu
 cd "$(dirname "$0")/.."
@@ -30,4 +31,7 @@ cores=$(nproc)
   build/hbs bench --threads "$cores" --batch 64 --ops sign,verify --iterations 1 \
     -a SLH-DSA-SHA2-128f -a SLH-DSA-SHAKE-128f -a SLH-DSA-SHA2-192f -a SLH-DSA-SHA2-256f \
     --json "$out-batch.json"
+  echo
+  echo "## stateful schemes (LMS/HSS, XMSS/XMSS^MT): keygen on $cores threads, sign and verify on one"
+  build/hbs bench --stateful --threads "$cores" --json "$out-stateful.json"
 } 2>&1 | tee "$out.txt"
