@@ -15,9 +15,10 @@
 
 #include "bench_stateful.h"
 #include "cli.h"
+#include "hbs/gpu.h"
 
 enum { OPT_ALG = 1, OPT_THREADS, OPT_WORKERS, OPT_BATCH, OPT_JSON, OPT_OPS, OPT_MIN_TIME,
-       OPT_ITERATIONS, OPT_STATEFUL };
+       OPT_ITERATIONS, OPT_GPU, OPT_STATEFUL };
 
 static const hbs_cli_option options[] = {
     {OPT_ALG, 'a', "algorithm", "ALG", "parameter set to measure (repeatable; default all)"},
@@ -30,6 +31,8 @@ static const hbs_cli_option options[] = {
     {OPT_OPS, 0, "ops", "LIST", "operations, comma-separated (default keygen,sign,verify)"},
     {OPT_MIN_TIME, 0, "min-time", "SECONDS", "time per operation and worker (default 1)"},
     {OPT_ITERATIONS, 0, "iterations", "N", "exactly N runs per operation and worker"},
+    {OPT_GPU, 0, "gpu", NULL, "measure the GPU (CUDA) instead: latency, batches, the cached "
+                              "signer, device-resident verification"},
     {OPT_STATEFUL, 0, "stateful", NULL, "also measure the stateful schemes' main sets (LMS/HSS, "
                                         "XMSS); -a takes their names too"},
     {0, 0, NULL, NULL, NULL},
@@ -53,6 +56,7 @@ typedef struct {
     unsigned long iterations; /* 0: adaptive */
     double min_time;
     const char *json;
+    int gpu;
     const char *salgs[64]; /* stateful sets (LMS/HSS, XMSS/XMSS^MT) */
     size_t nsalgs;
     int stateful;
@@ -161,6 +165,7 @@ static int parse_args(bench_args *a, int argc, char **argv)
         case OPT_ITERATIONS:
             rc = hbs_cli_parse_uint("--iterations", v, 1, 1000000, &a->iterations);
             break;
+        case OPT_GPU: a->gpu = 1; break;
         case OPT_STATEFUL: a->stateful = 1; break;
         }
     }
@@ -340,7 +345,14 @@ static void print_header(FILE *out, const bench_args *a)
         fprintf(out, "commit: %s\n", commit);
     fprintf(out, "backend: %s per operation; %lu worker%s at once\n", backend, a->workers,
             a->workers == 1 ? "" : "s");
-    fprintf(out, "GPU: not used (none in this build)\n");
+    if (hbs_gpu_device_count() > 0) {
+        char gpu[256];
+        if (hbs_gpu_device_name(0, gpu, sizeof gpu) != 0)
+            snprintf(gpu, sizeof gpu, "unknown");
+        fprintf(out, "GPU: %s present, not used here ('hbs bench --gpu' measures it)\n", gpu);
+    } else {
+        fprintf(out, "GPU: not used (none in this build)\n");
+    }
     if (a->iterations)
         fprintf(out, "runs: %lu per operation and worker\n", a->iterations);
     else
@@ -469,6 +481,8 @@ static int run(int argc, char **argv)
     int rc = parse_args(&a, argc, argv);
     if (rc)
         return rc == HBS_CLI_DONE ? HBS_CLI_OK : rc;
+    if (a.gpu)
+        return hbs_cli_gpu_bench(a.algs, a.nalgs, a.ops, a.batch, a.iterations, a.json);
 
     /* Several workers already fill the cores: by default each runs single-threaded, which
      * also keeps them from queueing for the library's one shared thread pool. */
@@ -523,8 +537,8 @@ static int run(int argc, char **argv)
     char *more = NULL;
     if (rc == HBS_CLI_OK && a.nsalgs)
         rc = hbs_cli_bench_stateful(a.salgs, a.nsalgs, a.ops[OP_KEYGEN], a.ops[OP_SIGN],
-                                    a.ops[OP_VERIFY], a.threads, a.iterations, a.min_time,
-                                    a.json ? &more : NULL, out);
+                                    a.ops[OP_VERIFY], a.threads,
+                                    a.iterations, a.min_time, a.json ? &more : NULL, out);
     if (rc == HBS_CLI_OK && a.json)
         rc = write_json(a.json, recs, nrec, backend, &a, more);
     free(more);
@@ -536,7 +550,7 @@ const hbs_cli_command hbs_cli_cmd_bench = {
     "bench",
     run,
     "[-a ALG]... [--threads N] [--workers W] [--batch B] [--json FILE] "
-    "[--ops keygen,sign,verify] [--min-time SECONDS] [--iterations N] [--stateful]",
+    "[--ops keygen,sign,verify] [--min-time SECONDS] [--iterations N] [--stateful] [--gpu]",
     "Measure key generation, signing and verification: median, min, max, throughput and "
     "distance to the hash ceiling.",
     "Each operation runs at least 3 times and for --min-time seconds (or exactly --iterations\n"

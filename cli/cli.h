@@ -164,6 +164,13 @@ extern const hbs_cli_command hbs_cli_cmd_verify;
 extern const hbs_cli_command hbs_cli_cmd_demo;
 extern const hbs_cli_command hbs_cli_cmd_bench;
 
+/* ---- the GPU benchmark (gpu_bench.c) ---- */
+/* `hbs bench --gpu`: the sets algs[0..nalgs), the operations with ops[op] set (0 keygen,
+ * 1 sign, 2 verify); batch > 1 overrides the batch sizes, iterations > 0 the number of
+ * timed runs; json as for bench. */
+int hbs_cli_gpu_bench(const hbs_slhdsa_params *const *algs, size_t nalgs, const int *ops,
+                      unsigned long batch, unsigned long iterations, const char *json);
+
 /* ---- hash work and hash ceilings (hashrate.c) ---- */
 typedef struct {
     double sha256, sha512, keccak; /* compressions or permutations (or those per second) */

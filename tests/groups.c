@@ -18,5 +18,6 @@ const hbs_test_group hbs_test_groups[] = {
     {"misuse", hbs_tests_misuse},
     {"cli", hbs_tests_cli},
     {"interop", hbs_tests_interop},
+    {"gpu", hbs_tests_gpu},
     {NULL, NULL},
 };

@@ -1,0 +1,135 @@
+/* SLH-DSA on NVIDIA GPUs (CUDA): key generation, signing and verification in batches.
+ *
+ * Every function follows hbs.h's conventions. In a build without CUDA, or on a machine
+ * without a usable GPU, each returns HBS_ERR_NO_GPU (hbs_gpu_device_count() returns 0).
+ * When a CUDA call fails the function returns HBS_ERR_GPU and hbs_gpu_last_error() gives
+ * CUDA's message; nothing aborts. Outputs are byte-identical to the CPU functions of
+ * hbs/slhdsa.h.
+ *
+ * Batches are spread over the GPUs in use (all visible ones unless hbs_gpu_use_devices
+ * chose a set). Device memory and pinned host buffers are pooled per GPU and reused across
+ * calls; calls from several threads are serialised per GPU.
+ */
+#ifndef HBS_GPU_H
+#define HBS_GPU_H
+
+#include "hbs/hbs.h"
+#include "hbs/slhdsa.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Number of usable CUDA GPUs (0 without CUDA, without a driver, or without a GPU). */
+HBS_API int hbs_gpu_device_count(void);
+
+/* The name of GPU `device` ("NVIDIA H200"), NUL-terminated and cut to fit namelen. */
+HBS_API HBS_WARN_UNUSED_RESULT int hbs_gpu_device_name(int device, char *name, size_t namelen);
+
+/* The message of the last HBS_ERR_GPU returned in this thread ("" if none). */
+HBS_API const char *hbs_gpu_last_error(void);
+
+/* Chooses the GPUs batches are spread over: devices[0..count) (CUDA ordinals), or every
+ * visible GPU when count is 0. Process-wide; not to be called while a batch runs. */
+HBS_API HBS_WARN_UNUSED_RESULT int hbs_gpu_use_devices(const int *devices, size_t count);
+
+/* ---- key generation ---------------------------------------------------------------------
+ * count keys from seeds + i * 3n (SK.seed || SK.prf || PK.seed each), as
+ * hbs_slhdsa_keygen_from_seed: sks + i * 4n, pks + i * 2n. */
+HBS_API HBS_WARN_UNUSED_RESULT int hbs_gpu_slhdsa_keygen_many(const hbs_slhdsa_params *p,
+                                                              uint8_t *sks, uint8_t *pks,
+                                                              const uint8_t *seeds,
+                                                              size_t count);
+
+/* ---- signing ----------------------------------------------------------------------------
+ * Signs msgs[i] (msglens[i] bytes) into sigs + i * sig_bytes for i < count, as
+ * hbs_slhdsa_sign_ex with one context and pre-hash for the whole batch. Keys: nkeys is 1
+ * (every message under sks) or count (message i under sks + i * 4n). addrnd is NULL
+ * (deterministic) or count * n bytes of randomness (hedged: message i uses addrnd + i * n).
+ * On failure every signature is zeroed. */
+HBS_API HBS_WARN_UNUSED_RESULT int hbs_gpu_slhdsa_sign_many(const hbs_slhdsa_params *p,
+                                                            uint8_t *sigs,
+                                                            const uint8_t *const *msgs,
+                                                            const size_t *msglens, size_t count,
+                                                            const uint8_t *ctx, size_t ctxlen,
+                                                            hbs_prehash ph, const uint8_t *sks,
+                                                            size_t nkeys,
+                                                            const uint8_t *addrnd);
+
+/* As hbs_gpu_slhdsa_sign_many for slh_sign_internal: msgs[i] is M' exactly as given. */
+HBS_API HBS_WARN_UNUSED_RESULT int hbs_gpu_slhdsa_sign_internal_many(
+    const hbs_slhdsa_params *p, uint8_t *sigs, const uint8_t *const *msgs,
+    const size_t *msglens, size_t count, const uint8_t *sks, size_t nkeys,
+    const uint8_t *addrnd);
+
+/* One signature with the whole of one GPU working on it (the latency path): all FORS trees
+ * and all hypertree layers at once. As hbs_slhdsa_sign_ex. */
+HBS_API HBS_WARN_UNUSED_RESULT int hbs_gpu_slhdsa_sign(const hbs_slhdsa_params *p, uint8_t *sig,
+                                                       const uint8_t *msg, size_t msglen,
+                                                       const uint8_t *ctx, size_t ctxlen,
+                                                       hbs_prehash ph, const uint8_t *sk,
+                                                       const uint8_t *addrnd);
+
+/* ---- a signer: one key, its top hypertree layer built once on the GPU -------------------
+ * Signatures are byte-identical to hbs_gpu_slhdsa_sign_many with nkeys = 1. The top XMSS
+ * tree ((2^(h'+1) - 1) * n bytes) stays on the first GPU in use (and is copied to the others
+ * on first use). The secret key is checked against its PK.root (HBS_ERR_MALFORMED_KEY). */
+typedef struct hbs_gpu_signer hbs_gpu_signer;
+
+HBS_API HBS_WARN_UNUSED_RESULT int hbs_gpu_signer_new(hbs_gpu_signer **out,
+                                                      const hbs_slhdsa_params *p,
+                                                      const uint8_t *sk);
+HBS_API void hbs_gpu_signer_free(hbs_gpu_signer *s);
+HBS_API HBS_WARN_UNUSED_RESULT int hbs_gpu_signer_sign_many(const hbs_gpu_signer *s,
+                                                            uint8_t *sigs,
+                                                            const uint8_t *const *msgs,
+                                                            const size_t *msglens,
+                                                            size_t count, const uint8_t *ctx,
+                                                            size_t ctxlen, hbs_prehash ph,
+                                                            const uint8_t *addrnd);
+
+/* ---- verification -----------------------------------------------------------------------
+ * Verifies sigs[i] (siglens[i] bytes) over msgs[i], under pks + i * 2n (npks = count) or
+ * pks (npks = 1), with one context and pre-hash (HBS_PREHASH_NONE: pure). results[i] gets
+ * 0 or HBS_ERR_VERIFY_FAILED (a wrong length is simply invalid). Returns 0 if all are
+ * valid, HBS_ERR_VERIFY_FAILED if any is not, or another HBS_ERR_* code. */
+HBS_API HBS_WARN_UNUSED_RESULT int hbs_gpu_slhdsa_verify_many(
+    const hbs_slhdsa_params *p, int *results, const uint8_t *const *sigs,
+    const size_t *siglens, const uint8_t *const *msgs, const size_t *msglens, size_t count,
+    const uint8_t *ctx, size_t ctxlen, hbs_prehash ph, const uint8_t *pks, size_t npks);
+
+/* As hbs_gpu_slhdsa_verify_many for slh_verify_internal (msgs[i] is M'). */
+HBS_API HBS_WARN_UNUSED_RESULT int hbs_gpu_slhdsa_verify_internal_many(
+    const hbs_slhdsa_params *p, int *results, const uint8_t *const *sigs,
+    const size_t *siglens, const uint8_t *const *msgs, const size_t *msglens, size_t count,
+    const uint8_t *pks, size_t npks);
+
+/* ---- device-resident batches ------------------------------------------------------------
+ * For callers whose data already lives on GPU `device` (pointers are device memory there).
+ * M' of item i is d_mp[d_moff[i] .. d_moff[i] + d_mlen[i]) (build it as FIPS 205 does:
+ * the internal interface's message as given). Keys as above (nkeys/npks 1 or count);
+ * signatures and public keys are packed (stride sig_bytes / 2n). d_results[i] gets 0 or
+ * HBS_ERR_VERIFY_FAILED. The call returns once the work is done. */
+HBS_API HBS_WARN_UNUSED_RESULT int hbs_gpu_slhdsa_sign_device(
+    const hbs_slhdsa_params *p, int device, uint8_t *d_sigs, const uint8_t *d_mp,
+    const uint64_t *d_moff, const uint32_t *d_mlen, size_t count, const uint8_t *d_sks,
+    size_t nkeys, const uint8_t *d_addrnd);
+HBS_API HBS_WARN_UNUSED_RESULT int hbs_gpu_slhdsa_verify_device(
+    const hbs_slhdsa_params *p, int device, int *d_results, const uint8_t *d_sigs,
+    const uint8_t *d_mp, const uint64_t *d_moff, const uint32_t *d_mlen, size_t count,
+    const uint8_t *d_pks, size_t npks);
+
+/* Device memory for the device-resident entry points, for callers without CUDA code of
+ * their own (and for tests and benchmarks): plain cudaMalloc/cudaFree/cudaMemcpy on GPU
+ * `device`. */
+HBS_API HBS_WARN_UNUSED_RESULT int hbs_gpu_alloc(int device, void **out, size_t bytes);
+HBS_API void hbs_gpu_free(int device, void *p);
+HBS_API HBS_WARN_UNUSED_RESULT int hbs_gpu_copy_to(int device, void *dst, const void *src,
+                                                   size_t bytes);
+HBS_API HBS_WARN_UNUSED_RESULT int hbs_gpu_copy_from(int device, void *dst, const void *src,
+                                                     size_t bytes);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

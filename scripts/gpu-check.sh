@@ -1,0 +1,79 @@
+#!/bin/sh
+# GPU check, for a machine with an NVIDIA GPU: builds hbs with CUDA for sm_80, sm_86, sm_89
+# and sm_90 (Release, in build-gpu/), runs the GPU tests and a quick CPU sanity check, runs
+# the GPU benchmark, and keeps the results:
+#   bench/results/gpu-<gpu name>.log    everything printed
+#   bench/results/gpu-<gpu name>.json   the benchmark records (hbs bench --json schema, plus
+#                                       "mode" and "efficiency")
+# Where $OUT is set (the device machine of this workplace) both files are copied there too.
+#
+# Environment: BUILD (default build-gpu), HBS_CUDA_ARCHS (default "80;86;89;90"),
+# HBS_GPU_CHECK_NO_BUILD=1 (use the binaries already in $BUILD, e.g. built elsewhere),
+# HBS_VECTORS (test vectors; default ../shared/vectors), GPU_CHECK_BENCH_ARGS (extra
+# arguments for `hbs bench --gpu`, e.g. "-a SLH-DSA-SHA2-128s").
+set -u
+cd "$(dirname "$0")/.." || exit 2
+
+BUILD=${BUILD:-build-gpu}
+ARCHS=${HBS_CUDA_ARCHS:-80;86;89;90}
+JOBS=$(nproc 2>/dev/null || echo 4)
+
+if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; then
+    echo "gpu-check: no NVIDIA GPU here (nvidia-smi finds none)" >&2
+    exit 2
+fi
+name=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1 |
+       sed 's/^NVIDIA //; s/[^A-Za-z0-9._-]/-/g')
+mkdir -p bench/results
+log=bench/results/gpu-$name.log
+json=bench/results/gpu-$name.json
+
+run() {
+    echo "+ $*"
+    "$@"
+}
+
+check() {
+    status=0
+    echo "hbs gpu-check, $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+    nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv
+    nvcc --version | tail -n 1
+    echo
+    if [ "${HBS_GPU_CHECK_NO_BUILD:-0}" != 1 ] && command -v cmake >/dev/null 2>&1; then
+        mkdir -p "$BUILD"
+        run cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release \
+            "-DCMAKE_CUDA_ARCHITECTURES=$ARCHS" >"$BUILD/configure.log" 2>&1 ||
+            { tail -n 30 "$BUILD/configure.log"; return 2; }
+        start=$(date +%s)
+        run cmake --build "$BUILD" -j "$JOBS" >"$BUILD/build.log" 2>&1 ||
+            { tail -n 40 "$BUILD/build.log"; return 2; }
+        echo "build: $(($(date +%s) - start)) s for sm $ARCHS"
+    else
+        echo "gpu-check: not building (no cmake, or HBS_GPU_CHECK_NO_BUILD=1); using $BUILD"
+    fi
+    [ -x "$BUILD/hbs" ] && [ -x "$BUILD/hbs_tests" ] || { echo "no binaries in $BUILD"; return 2; }
+    echo
+    echo "== GPU tests =="
+    out=$("$BUILD/hbs_tests" gpu/ 2>&1)
+    echo "$out"
+    echo "$out" | grep -q '^ok .*gpu/' || { echo "gpu-check: no GPU test ran"; status=1; }
+    echo "$out" | grep -q '^FAIL' && status=1
+    echo
+    echo "== CPU sanity =="
+    run "$BUILD/hbs_tests" unit/slhdsa_external unit/slhdsa_batches || status=1
+    echo
+    echo "== GPU benchmark =="
+    # shellcheck disable=SC2086
+    run "$BUILD/hbs" bench --gpu --json "$json" ${GPU_CHECK_BENCH_ARGS:-} || status=1
+    echo
+    echo "gpu-check: $( [ $status = 0 ] && echo passed || echo FAILED )"
+    return $status
+}
+
+check 2>&1 | tee "$log"
+rc=$(tail -n 1 "$log" | grep -q 'passed$' && echo 0 || echo 1)
+if [ -n "${OUT:-}" ] && [ -d "${OUT:-}" ]; then
+    cp "$log" "$OUT/" 2>/dev/null
+    cp "$json" "$OUT/" 2>/dev/null
+fi
+exit "$rc"

@@ -1,0 +1,64 @@
+/* What the CUDA sources share on the host side: error capture and the per-GPU pools. */
+#ifndef HBS_GPU_INTERNAL_H
+#define HBS_GPU_INTERNAL_H
+
+#include <cuda_runtime.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <mutex>
+#include <vector>
+
+namespace hbs_gpu {
+
+/* Records "file:line: call: message" as this thread's last error; returns HBS_ERR_GPU. */
+int gpu_fail(const char *file, int line, const char *what, cudaError_t e);
+void gpu_clear_error();
+
+#define HBS_CUDA(call)                                                                   \
+    do {                                                                                 \
+        cudaError_t e_ = (call);                                                         \
+        if (e_ != cudaSuccess)                                                           \
+            return ::hbs_gpu::gpu_fail(__FILE__, __LINE__, #call, e_);                   \
+    } while (0)
+
+/* A buffer that only grows: device memory, or pinned host memory. */
+struct pool_buf {
+    void *p = nullptr;
+    size_t cap = 0;
+};
+
+/* A captured kernel sequence (the one-signature path), valid while the pool's buffers stay
+ * where they were (gen). warm_*: a plain run with this key has sized the buffers. */
+struct graph_slot {
+    cudaGraphExec_t exec = nullptr;
+    uint64_t key = 0, gen = 0, warm_key = 0, warm_gen = 0;
+};
+
+/* One GPU's pooled buffers; `lock` serialises the calls that use it. */
+struct device_ctx {
+    int ordinal = 0;
+    cudaStream_t stream = nullptr;
+    cudaStream_t side = nullptr;            /* FORS runs here beside the hypertree */
+    cudaEvent_t fork = nullptr, join = nullptr;
+    cudaEvent_t staged[2] = {nullptr, nullptr}; /* halves of a double-buffered upload */
+    std::mutex lock;
+    std::vector<pool_buf> dev, host;
+    uint64_t gen = 1;        /* bumped whenever a device buffer moves */
+    graph_slot graphs[32];
+    size_t mem_total = 0;
+};
+
+/* The GPUs in use (the chosen set, or every visible one); empty without a GPU. */
+std::vector<device_ctx *> &devices_in_use();
+/* The context of CUDA ordinal `ordinal` (created on first use); NULL if out of range. */
+device_ctx *device_by_ordinal(int ordinal);
+
+/* Device buffer `slot` of at least `bytes`; the old content is lost when it grows. */
+int dev_buf(device_ctx *d, unsigned slot, size_t bytes, void **out);
+/* Pinned host buffer `slot` of at least `bytes`. */
+int host_buf(device_ctx *d, unsigned slot, size_t bytes, void **out);
+
+} // namespace hbs_gpu
+
+#endif

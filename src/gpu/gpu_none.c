@@ -1,0 +1,220 @@
+/* The GPU API in a build without CUDA: every call says there is no GPU. The build leaves
+ * this file out when it compiles the CUDA sources. */
+#include <string.h>
+
+#include "hbs/gpu.h"
+
+int hbs_gpu_device_count(void) { return 0; }
+
+int hbs_gpu_device_name(int device, char *name, size_t namelen)
+{
+    (void)device;
+    if (name && namelen)
+        name[0] = 0;
+    return HBS_ERR_NO_GPU;
+}
+
+const char *hbs_gpu_last_error(void) { return ""; }
+
+int hbs_gpu_use_devices(const int *devices, size_t count)
+{
+    (void)devices;
+    (void)count;
+    return HBS_ERR_NO_GPU;
+}
+
+int hbs_gpu_slhdsa_keygen_many(const hbs_slhdsa_params *p, uint8_t *sks, uint8_t *pks,
+                               const uint8_t *seeds, size_t count)
+{
+    (void)p;
+    (void)sks;
+    (void)pks;
+    (void)seeds;
+    (void)count;
+    return HBS_ERR_NO_GPU;
+}
+
+/* Signing outputs are zeroed on failure, as everywhere in the library. */
+static int no_gpu_sigs(const hbs_slhdsa_params *p, uint8_t *sigs, size_t count)
+{
+    if (p && sigs && count)
+        memset(sigs, 0, count * hbs_slhdsa_sig_bytes(p));
+    return HBS_ERR_NO_GPU;
+}
+
+int hbs_gpu_slhdsa_sign_many(const hbs_slhdsa_params *p, uint8_t *sigs,
+                             const uint8_t *const *msgs, const size_t *msglens, size_t count,
+                             const uint8_t *ctx, size_t ctxlen, hbs_prehash ph,
+                             const uint8_t *sks, size_t nkeys, const uint8_t *addrnd)
+{
+    (void)msgs;
+    (void)msglens;
+    (void)ctx;
+    (void)ctxlen;
+    (void)ph;
+    (void)sks;
+    (void)nkeys;
+    (void)addrnd;
+    return no_gpu_sigs(p, sigs, count);
+}
+
+int hbs_gpu_slhdsa_sign_internal_many(const hbs_slhdsa_params *p, uint8_t *sigs,
+                                      const uint8_t *const *msgs, const size_t *msglens,
+                                      size_t count, const uint8_t *sks, size_t nkeys,
+                                      const uint8_t *addrnd)
+{
+    (void)msgs;
+    (void)msglens;
+    (void)sks;
+    (void)nkeys;
+    (void)addrnd;
+    return no_gpu_sigs(p, sigs, count);
+}
+
+int hbs_gpu_slhdsa_sign(const hbs_slhdsa_params *p, uint8_t *sig, const uint8_t *msg,
+                        size_t msglen, const uint8_t *ctx, size_t ctxlen, hbs_prehash ph,
+                        const uint8_t *sk, const uint8_t *addrnd)
+{
+    (void)msg;
+    (void)msglen;
+    (void)ctx;
+    (void)ctxlen;
+    (void)ph;
+    (void)sk;
+    (void)addrnd;
+    return no_gpu_sigs(p, sig, 1);
+}
+
+int hbs_gpu_signer_new(hbs_gpu_signer **out, const hbs_slhdsa_params *p, const uint8_t *sk)
+{
+    (void)p;
+    (void)sk;
+    if (out)
+        *out = NULL;
+    return HBS_ERR_NO_GPU;
+}
+
+void hbs_gpu_signer_free(hbs_gpu_signer *s) { (void)s; }
+
+int hbs_gpu_signer_sign_many(const hbs_gpu_signer *s, uint8_t *sigs, const uint8_t *const *msgs,
+                             const size_t *msglens, size_t count, const uint8_t *ctx,
+                             size_t ctxlen, hbs_prehash ph, const uint8_t *addrnd)
+{
+    (void)s;
+    (void)sigs;
+    (void)msgs;
+    (void)msglens;
+    (void)count;
+    (void)ctx;
+    (void)ctxlen;
+    (void)ph;
+    (void)addrnd;
+    return HBS_ERR_NO_GPU;
+}
+
+int hbs_gpu_slhdsa_verify_many(const hbs_slhdsa_params *p, int *results,
+                               const uint8_t *const *sigs, const size_t *siglens,
+                               const uint8_t *const *msgs, const size_t *msglens, size_t count,
+                               const uint8_t *ctx, size_t ctxlen, hbs_prehash ph,
+                               const uint8_t *pks, size_t npks)
+{
+    (void)p;
+    (void)results;
+    (void)sigs;
+    (void)siglens;
+    (void)msgs;
+    (void)msglens;
+    (void)count;
+    (void)ctx;
+    (void)ctxlen;
+    (void)ph;
+    (void)pks;
+    (void)npks;
+    return HBS_ERR_NO_GPU;
+}
+
+int hbs_gpu_slhdsa_verify_internal_many(const hbs_slhdsa_params *p, int *results,
+                                        const uint8_t *const *sigs, const size_t *siglens,
+                                        const uint8_t *const *msgs, const size_t *msglens,
+                                        size_t count, const uint8_t *pks, size_t npks)
+{
+    (void)p;
+    (void)results;
+    (void)sigs;
+    (void)siglens;
+    (void)msgs;
+    (void)msglens;
+    (void)count;
+    (void)pks;
+    (void)npks;
+    return HBS_ERR_NO_GPU;
+}
+
+int hbs_gpu_slhdsa_sign_device(const hbs_slhdsa_params *p, int device, uint8_t *d_sigs,
+                               const uint8_t *d_mp, const uint64_t *d_moff,
+                               const uint32_t *d_mlen, size_t count, const uint8_t *d_sks,
+                               size_t nkeys, const uint8_t *d_addrnd)
+{
+    (void)p;
+    (void)device;
+    (void)d_sigs;
+    (void)d_mp;
+    (void)d_moff;
+    (void)d_mlen;
+    (void)count;
+    (void)d_sks;
+    (void)nkeys;
+    (void)d_addrnd;
+    return HBS_ERR_NO_GPU;
+}
+
+int hbs_gpu_slhdsa_verify_device(const hbs_slhdsa_params *p, int device, int *d_results,
+                                 const uint8_t *d_sigs, const uint8_t *d_mp,
+                                 const uint64_t *d_moff, const uint32_t *d_mlen, size_t count,
+                                 const uint8_t *d_pks, size_t npks)
+{
+    (void)p;
+    (void)device;
+    (void)d_results;
+    (void)d_sigs;
+    (void)d_mp;
+    (void)d_moff;
+    (void)d_mlen;
+    (void)count;
+    (void)d_pks;
+    (void)npks;
+    return HBS_ERR_NO_GPU;
+}
+
+int hbs_gpu_alloc(int device, void **out, size_t bytes)
+{
+    (void)device;
+    (void)bytes;
+    if (out)
+        *out = NULL;
+    return HBS_ERR_NO_GPU;
+}
+
+void hbs_gpu_free(int device, void *p)
+{
+    (void)device;
+    (void)p;
+}
+
+int hbs_gpu_copy_to(int device, void *dst, const void *src, size_t bytes)
+{
+    (void)device;
+    (void)dst;
+    (void)src;
+    (void)bytes;
+    return HBS_ERR_NO_GPU;
+}
+
+int hbs_gpu_copy_from(int device, void *dst, const void *src, size_t bytes)
+{
+    (void)device;
+    (void)dst;
+    (void)src;
+    (void)bytes;
+    return HBS_ERR_NO_GPU;
+}

@@ -1,0 +1,233 @@
+/* The GPU runtime: device discovery and choice, error messages, pooled buffers. */
+#include <cuda_runtime.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <string>
+
+#include "gpu/gpu_internal.h"
+#include "hbs/gpu.h"
+
+namespace hbs_gpu {
+
+static thread_local std::string last_error;
+
+int gpu_fail(const char *file, int line, const char *what, cudaError_t e)
+{
+    char buf[512];
+    const char *base = strrchr(file, '/');
+    snprintf(buf, sizeof buf, "%s:%d: %s: %s", base ? base + 1 : file, line, what,
+             cudaGetErrorString(e));
+    last_error = buf;
+    return HBS_ERR_GPU;
+}
+
+void gpu_clear_error() { last_error.clear(); }
+
+/* Contexts are made once per ordinal and live as long as the process (cached init). */
+static std::mutex registry_lock;
+static std::vector<device_ctx *> registry;
+static std::vector<device_ctx *> in_use;
+static int visible = -1;
+
+static int visible_count()
+{
+    if (visible < 0) {
+        int n = 0;
+        if (cudaGetDeviceCount(&n) != cudaSuccess)
+            n = 0;
+        (void)cudaGetLastError(); /* a missing driver is not an error to keep */
+        visible = n;
+    }
+    return visible;
+}
+
+/* The context of an ordinal, made on first use; registry_lock is held. */
+static device_ctx *device_locked(int ordinal)
+{
+    int n = visible_count();
+    if (ordinal < 0 || ordinal >= n)
+        return nullptr;
+    if (registry.empty())
+        registry.assign((size_t)n, nullptr);
+    if (!registry[(size_t)ordinal]) {
+        device_ctx *d = new device_ctx;
+        d->ordinal = ordinal;
+        registry[(size_t)ordinal] = d;
+    }
+    return registry[(size_t)ordinal];
+}
+
+device_ctx *device_by_ordinal(int ordinal)
+{
+    std::lock_guard<std::mutex> g(registry_lock);
+    return device_locked(ordinal);
+}
+
+std::vector<device_ctx *> &devices_in_use()
+{
+    std::lock_guard<std::mutex> g(registry_lock);
+    if (in_use.empty()) {
+        int n = visible_count();
+        for (int i = 0; i < n; i++)
+            in_use.push_back(device_locked(i));
+    }
+    return in_use;
+}
+
+static int ensure_stream(device_ctx *d)
+{
+    HBS_CUDA(cudaSetDevice(d->ordinal));
+    if (!d->stream) {
+        HBS_CUDA(cudaStreamCreateWithFlags(&d->stream, cudaStreamNonBlocking));
+        HBS_CUDA(cudaStreamCreateWithFlags(&d->side, cudaStreamNonBlocking));
+        HBS_CUDA(cudaEventCreateWithFlags(&d->fork, cudaEventDisableTiming));
+        HBS_CUDA(cudaEventCreateWithFlags(&d->join, cudaEventDisableTiming));
+        HBS_CUDA(cudaEventCreateWithFlags(&d->staged[0], cudaEventDisableTiming));
+        HBS_CUDA(cudaEventCreateWithFlags(&d->staged[1], cudaEventDisableTiming));
+        size_t free_b = 0, total_b = 0;
+        HBS_CUDA(cudaMemGetInfo(&free_b, &total_b));
+        d->mem_total = total_b;
+    }
+    return 0;
+}
+
+int dev_buf(device_ctx *d, unsigned slot, size_t bytes, void **out)
+{
+    int err = ensure_stream(d);
+    if (err)
+        return err;
+    if (d->dev.size() <= slot)
+        d->dev.resize(slot + 1);
+    pool_buf &b = d->dev[slot];
+    if (b.cap < bytes) {
+        if (b.p) {
+            HBS_CUDA(cudaStreamSynchronize(d->stream));
+            HBS_CUDA(cudaFree(b.p));
+            b.p = nullptr;
+            b.cap = 0;
+        }
+        size_t want = bytes + bytes / 4 + 256; /* headroom: fewer regrowths */
+        d->gen++;
+        HBS_CUDA(cudaMalloc(&b.p, want));
+        b.cap = want;
+    }
+    *out = b.p;
+    return 0;
+}
+
+int host_buf(device_ctx *d, unsigned slot, size_t bytes, void **out)
+{
+    int err = ensure_stream(d);
+    if (err)
+        return err;
+    if (d->host.size() <= slot)
+        d->host.resize(slot + 1);
+    pool_buf &b = d->host[slot];
+    if (b.cap < bytes) {
+        if (b.p) {
+            HBS_CUDA(cudaStreamSynchronize(d->stream));
+            HBS_CUDA(cudaFreeHost(b.p));
+            b.p = nullptr;
+            b.cap = 0;
+        }
+        size_t want = bytes + bytes / 4 + 256;
+        HBS_CUDA(cudaHostAlloc(&b.p, want, cudaHostAllocDefault));
+        b.cap = want;
+    }
+    *out = b.p;
+    return 0;
+}
+
+} // namespace hbs_gpu
+
+using namespace hbs_gpu;
+
+extern "C" int hbs_gpu_device_count(void)
+{
+    std::lock_guard<std::mutex> g(registry_lock);
+    return visible_count();
+}
+
+extern "C" int hbs_gpu_device_name(int device, char *name, size_t namelen)
+{
+    cudaDeviceProp prop;
+    if (!name || !namelen)
+        return HBS_ERR_INVALID_ARGUMENT;
+    name[0] = 0;
+    if (device < 0 || device >= hbs_gpu_device_count())
+        return HBS_ERR_NO_GPU;
+    cudaError_t e = cudaGetDeviceProperties(&prop, device);
+    if (e != cudaSuccess)
+        return gpu_fail(__FILE__, __LINE__, "cudaGetDeviceProperties", e);
+    snprintf(name, namelen, "%s", prop.name);
+    return HBS_OK;
+}
+
+extern "C" const char *hbs_gpu_last_error(void) { return last_error.c_str(); }
+
+extern "C" int hbs_gpu_use_devices(const int *devices, size_t count)
+{
+    if (count && !devices)
+        return HBS_ERR_INVALID_ARGUMENT;
+    std::lock_guard<std::mutex> g(registry_lock);
+    int n = visible_count();
+    if (n == 0)
+        return HBS_ERR_NO_GPU;
+    std::vector<device_ctx *> chosen;
+    for (size_t i = 0; i < count; i++) {
+        device_ctx *d = device_locked(devices[i]);
+        if (!d)
+            return HBS_ERR_INVALID_ARGUMENT;
+        for (device_ctx *c : chosen)
+            if (c == d)
+                return HBS_ERR_INVALID_ARGUMENT;
+        chosen.push_back(d);
+    }
+    if (count == 0)
+        for (int i = 0; i < n; i++)
+            chosen.push_back(device_locked(i));
+    in_use = chosen;
+    return HBS_OK;
+}
+
+extern "C" int hbs_gpu_alloc(int device, void **out, size_t bytes)
+{
+    if (!out)
+        return HBS_ERR_INVALID_ARGUMENT;
+    *out = nullptr;
+    if (!device_by_ordinal(device))
+        return hbs_gpu_device_count() ? HBS_ERR_INVALID_ARGUMENT : HBS_ERR_NO_GPU;
+    HBS_CUDA(cudaSetDevice(device));
+    HBS_CUDA(cudaMalloc(out, bytes ? bytes : 1));
+    return HBS_OK;
+}
+
+extern "C" void hbs_gpu_free(int device, void *p)
+{
+    if (p && device_by_ordinal(device) && cudaSetDevice(device) == cudaSuccess)
+        (void)cudaFree(p);
+}
+
+static int copy(int device, void *dst, const void *src, size_t bytes, cudaMemcpyKind kind)
+{
+    if ((!dst || !src) && bytes)
+        return HBS_ERR_INVALID_ARGUMENT;
+    if (!device_by_ordinal(device))
+        return hbs_gpu_device_count() ? HBS_ERR_INVALID_ARGUMENT : HBS_ERR_NO_GPU;
+    if (!bytes)
+        return HBS_OK;
+    HBS_CUDA(cudaSetDevice(device));
+    HBS_CUDA(cudaMemcpy(dst, src, bytes, kind));
+    return HBS_OK;
+}
+
+extern "C" int hbs_gpu_copy_to(int device, void *dst, const void *src, size_t bytes)
+{
+    return copy(device, dst, src, bytes, cudaMemcpyHostToDevice);
+}
+
+extern "C" int hbs_gpu_copy_from(int device, void *dst, const void *src, size_t bytes)
+{
+    return copy(device, dst, src, bytes, cudaMemcpyDeviceToHost);
+}

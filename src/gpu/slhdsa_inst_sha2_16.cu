@@ -1,0 +1,6 @@
+/* The SLH-DSA kernels and drivers for the SHA2 sets with n = 16. */
+#include "gpu/slhdsa_ops.cuh"
+
+namespace hbs_gpu {
+ops ops_sha2_16() { return make_ops<FAM_SHA2, 16>(); }
+} // namespace hbs_gpu
