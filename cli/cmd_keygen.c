@@ -4,7 +4,7 @@
 #include "cli.h"
 #include "stateful.h"
 
-enum { OPT_ALG = 1, OPT_SECRET, OPT_PUBLIC, OPT_SEED, OPT_RAW, OPT_PREHASH };
+enum { OPT_ALG = 1, OPT_SECRET, OPT_PUBLIC, OPT_SEED, OPT_RAW, OPT_PREHASH, OPT_TRAVERSAL };
 
 static const hbs_cli_option options[] = {
     {OPT_ALG, 'a', "algorithm", "ALG", "parameter set, e.g. SLH-DSA-SHA2-128s (see 'hbs list')"},
@@ -13,12 +13,15 @@ static const hbs_cli_option options[] = {
     {OPT_SEED, 0, "seed", "HEX", "SK.seed || SK.prf || PK.seed (3n bytes): deterministic keys"},
     {OPT_RAW, 0, "raw", NULL, "write the bare FIPS 205 key bytes instead of PEM"},
     {OPT_PREHASH, 0, "prehash", "HASH", "write the HashSLH-DSA OID, which binds this pre-hash"},
+    {OPT_TRAVERSAL, 0, "traversal", "N", "stateful keys: traversal memory (LMS cache height "
+                                        "4-20, default 8; XMSS BDS K, default 6)"},
     {0, 0, NULL, NULL, NULL},
 };
 
 typedef struct {
     const char *alg, *sk_path, *pk_path, *seed_hex, *prehash;
     int raw;
+    unsigned long traversal;
 } keygen_args;
 
 static int parse_args(keygen_args *a, int argc, char **argv)
@@ -36,6 +39,10 @@ static int parse_args(keygen_args *a, int argc, char **argv)
         case OPT_SEED: a->seed_hex = v; break;
         case OPT_RAW: a->raw = 1; break;
         case OPT_PREHASH: a->prehash = v; break;
+        case OPT_TRAVERSAL:
+            if (hbs_cli_parse_uint("--traversal", v, 1, 64, &a->traversal))
+                return HBS_CLI_ERROR;
+            break;
         }
     }
     if ((id = hbs_cli_parser_end(id)) != HBS_CLI_OK)
@@ -143,8 +150,11 @@ static int run(int argc, char **argv)
     if (hbs_cli_is_stateful_alg(a.alg)) {
         if (a.prehash)
             return hbs_cli_error("--prehash", "applies to SLH-DSA keys only");
-        return hbs_cli_stateful_keygen(a.alg, a.sk_path, a.pk_path, a.seed_hex, a.raw);
+        return hbs_cli_stateful_keygen(a.alg, a.sk_path, a.pk_path, a.seed_hex, a.raw,
+                                       a.traversal);
     }
+    if (a.traversal)
+        return hbs_cli_error("--traversal", "applies to stateful (LMS, XMSS) keys only");
 
     const hbs_slhdsa_params *p;
     hbs_prehash ph;
@@ -177,7 +187,7 @@ static int run(int argc, char **argv)
 const hbs_cli_command hbs_cli_cmd_keygen = {
     "keygen",
     run,
-    "-a ALG -s SECRET -p PUBLIC [--seed HEX] [--raw] [--prehash HASH]",
+    "-a ALG -s SECRET -p PUBLIC [--seed HEX] [--raw] [--prehash HASH] [--traversal N]",
     "Generate a key pair.",
     "Keys are written as PEM (RFC 9909: PKCS#8 secret key, SubjectPublicKeyInfo public key)\n"
     "unless --raw is given. Without --seed the keys come from the operating system's random\n"

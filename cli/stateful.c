@@ -108,7 +108,7 @@ static int write_public(hbs_stateful_family f, const uint8_t *pk, size_t pklen,
 }
 
 int hbs_cli_stateful_keygen(const char *alg, const char *sk_path, const char *pk_path,
-                            const char *seed_hex, int raw)
+                            const char *seed_hex, int raw, unsigned long traversal)
 {
     uint8_t seed[3 * 64], pk[HBS_STATEFUL_MAX_PK_BYTES];
     size_t seedlen = 0, pklen = 0;
@@ -132,8 +132,8 @@ int hbs_cli_stateful_keygen(const char *alg, const char *sk_path, const char *pk
     interrupted = 0;
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
-    err = hbs_stateful_keygen(alg, sk_path, pk, sizeof pk, &pklen, seed_hex ? seed : NULL,
-                              seedlen, progress, &ps);
+    err = hbs_stateful_keygen_ex(alg, sk_path, (unsigned)traversal, pk, sizeof pk, &pklen,
+                                 seed_hex ? seed : NULL, seedlen, progress, &ps);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
     hbs_memzero(seed, sizeof seed);
@@ -141,6 +141,9 @@ int hbs_cli_stateful_keygen(const char *alg, const char *sk_path, const char *pk
         fputc('\n', stderr);
     if (err == HBS_ERR_CANCELLED)
         return hbs_cli_error("keygen", "interrupted; no key written");
+    if (err == HBS_ERR_INVALID_ARGUMENT && traversal)
+        return hbs_cli_error("--traversal", "%lu is not a valid setting for %s (LMS: 4..20; "
+                             "XMSS: 2..tree height, with height - K even)", traversal, alg);
     if (err == HBS_ERR_INVALID_ARGUMENT && seed_hex)
         return hbs_cli_error("--seed", "wrong length for %s (%zu bytes)", alg, seedlen);
     if (err)

@@ -52,6 +52,17 @@ HBS_API HBS_WARN_UNUSED_RESULT int hbs_stateful_keygen(const char *alg, const ch
                                                        const uint8_t *seed, size_t seedlen,
                                                        hbs_progress_fn progress, void *user);
 
+/* hbs_stateful_keygen with a choice of traversal memory, the setting that trades the
+ * memory kept with the key (and rewritten with every state update) against the hashing of
+ * each signature: for LMS/HSS the cache height c (4..20, default 8: about 2^(c+1) nodes per
+ * tree), for XMSS/XMSS^MT the BDS parameter K (2..h', h' - K even, default 6: 2^K - K - 1
+ * nodes per tree, about (h' - K) / 2 + 1 leaves per signature). 0 picks the default. */
+HBS_API HBS_WARN_UNUSED_RESULT int hbs_stateful_keygen_ex(const char *alg, const char *path,
+                                                          unsigned traversal, uint8_t *pk,
+                                                          size_t pkcap, size_t *pklen,
+                                                          const uint8_t *seed, size_t seedlen,
+                                                          hbs_progress_fn progress, void *user);
+
 /* Opens and locks a key file. reserve (>= 1) is how many indices each state update sets
  * aside: 1 writes the file before every signature; N writes it once per N signatures and a
  * crash burns at most N - 1 indices. Errors: HBS_ERR_BUSY, HBS_ERR_STATE (corrupt file,

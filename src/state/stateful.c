@@ -171,6 +171,14 @@ int hbs_stateful_keygen(const char *alg, const char *path, uint8_t *pk, size_t p
                         size_t *pklen, const uint8_t *seed, size_t seedlen,
                         hbs_progress_fn progress, void *user)
 {
+    return hbs_stateful_keygen_ex(alg, path, 0, pk, pkcap, pklen, seed, seedlen, progress,
+                                  user);
+}
+
+int hbs_stateful_keygen_ex(const char *alg, const char *path, unsigned traversal, uint8_t *pk,
+                           size_t pkcap, size_t *pklen, const uint8_t *seed, size_t seedlen,
+                           hbs_progress_fn progress, void *user)
+{
     hbs_stateful_key k;
     hbs_hss_params hp;
     uint8_t *blob = NULL;
@@ -188,10 +196,14 @@ int hbs_stateful_keygen(const char *alg, const char *path, uint8_t *pk, size_t p
     if (family == HBS_STATEFUL_HSS) {
         if ((rc = hbs_hss_params_parse(&hp, alg)) != HBS_OK)
             return rc;
+        hp.cache_height = traversal;
+        if (hbs_hss_params_check(&hp) != HBS_OK)
+            return HBS_ERR_INVALID_ARGUMENT;
         rc = hbs_hss_keygen(&k.hss, pk, pkcap, pklen, &hp, seed, seedlen, progress, user);
         scheme = HBS_STORE_SCHEME_HSS;
     } else {
-        rc = hbs_xmss_keygen(&k.xmss, pk, pkcap, pklen, hbs_xmss_params_by_name(alg), 0, seed,
+        rc = hbs_xmss_keygen(&k.xmss, pk, pkcap, pklen, hbs_xmss_params_by_name(alg), traversal,
+                             seed,
                              seedlen, progress, user);
         scheme = HBS_STORE_SCHEME_XMSS;
     }

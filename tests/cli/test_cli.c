@@ -1059,6 +1059,15 @@ static void test_stateful_split(void)
     const char *dir = subdir("sfs"), *st = in_dir(dir, "a.state"), *part = in_dir(dir, "b.state");
     const char *pub = in_dir(dir, "pub"), *msg = in_dir(dir, "m"), *info = in_dir(dir, "i.json");
     CHECK_INT(run_hbs(NULL, NULL, "keygen", "-a", "XMSS-SHA2_10_256", "-s", st, "-p", pub, NULL), 0);
+    /* the traversal memory setting: a valid one signs; an invalid one is refused */
+    CHECK_INT(run_hbs(NULL, NULL, "keygen", "-a", "XMSS-SHA2_10_256", "-s", in_dir(dir, "k4"),
+                      "-p", in_dir(dir, "p4"), "--traversal", "3", NULL), 2);
+    CHECK(!file_exists(in_dir(dir, "k4")));
+    CHECK_INT(run_hbs(NULL, NULL, "keygen", "-a", "XMSS-SHA2_10_256", "-s", in_dir(dir, "k4"),
+                      "-p", in_dir(dir, "p4"), "--traversal", "4", NULL), 0);
+    write_text(msg, "m");
+    CHECK_INT(run_hbs(NULL, NULL, "sign", "-s", in_dir(dir, "k4"), "-m", msg, "-x", in_dir(dir, "s4"), NULL), 0);
+    CHECK_INT(run_hbs(NULL, NULL, "verify", "-p", in_dir(dir, "p4"), "-m", msg, "-x", in_dir(dir, "s4"), NULL), 0);
     CHECK_INT(run_hbs(NULL, NULL, "key", "split", "-s", st, "-o", part, "-n", "2000", NULL), 2);
     CHECK_INT(run_hbs(NULL, NULL, "key", "split", "-s", st, "-o", part, "-n", "256", NULL), 0);
     CHECK_INT(run_hbs(NULL, NULL, "key", "split", "-s", st, "-o", part, "-n", "1", NULL), 2);
