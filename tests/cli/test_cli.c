@@ -150,6 +150,16 @@ static const char *subdir(const char *name)
     return p;
 }
 
+/* A new, empty sub-folder for one run of a test: the suite runs once per hash backend in
+ * the same scratch folder, and a stateful key file is (rightly) never overwritten. */
+static const char *fresh_dir(const char *name)
+{
+    static unsigned runs;
+    char n[64];
+    snprintf(n, sizeof n, "%s-%u", name, runs++);
+    return subdir(n);
+}
+
 /* A path in folder dir. */
 static const char *in_dir(const char *dir, const char *name)
 {
@@ -967,7 +977,7 @@ static void test_stateful_roundtrip(void)
     for (size_t i = 0; i < sizeof stateful_algs / sizeof stateful_algs[0]; i++) {
         char dname[8];
         snprintf(dname, sizeof dname, "sf%zu", i);
-        const char *alg = stateful_algs[i], *dir = subdir(dname);
+        const char *alg = stateful_algs[i], *dir = fresh_dir(dname);
         const char *st = in_dir(dir, "key.state"), *pub = in_dir(dir, "key.pub");
         const char *msg = in_dir(dir, "msg"), *sig = in_dir(dir, "sig"), *sig2 = in_dir(dir, "sig2");
         const char *info = in_dir(dir, "info.json"), *pub2 = in_dir(dir, "pub2");
@@ -1026,7 +1036,7 @@ static void test_stateful_raw_and_exhaustion(void)
 {
     if (!binary_present())
         return;
-    const char *dir = subdir("sfx"), *st = in_dir(dir, "k.state"), *pub = in_dir(dir, "k.raw");
+    const char *dir = fresh_dir("sfx"), *st = in_dir(dir, "k.state"), *pub = in_dir(dir, "k.raw");
     const char *msg = in_dir(dir, "m"), *sig = in_dir(dir, "s"), *info = in_dir(dir, "i.json");
     const char *alg = stateful_algs[0];
     char name[32];
@@ -1056,7 +1066,7 @@ static void test_stateful_split(void)
 {
     if (!binary_present())
         return;
-    const char *dir = subdir("sfs"), *st = in_dir(dir, "a.state"), *part = in_dir(dir, "b.state");
+    const char *dir = fresh_dir("sfs"), *st = in_dir(dir, "a.state"), *part = in_dir(dir, "b.state");
     const char *pub = in_dir(dir, "pub"), *msg = in_dir(dir, "m"), *info = in_dir(dir, "i.json");
     CHECK_INT(run_hbs(NULL, NULL, "keygen", "-a", "XMSS-SHA2_10_256", "-s", st, "-p", pub, NULL), 0);
     /* the traversal memory setting: a valid one signs; an invalid one is refused */
@@ -1094,7 +1104,7 @@ static void test_stateful_corrupt(void)
 {
     if (!binary_present())
         return;
-    const char *dir = subdir("sfc"), *st = in_dir(dir, "k.state"), *pub = in_dir(dir, "pub");
+    const char *dir = fresh_dir("sfc"), *st = in_dir(dir, "k.state"), *pub = in_dir(dir, "pub");
     const char *msg = in_dir(dir, "m"), *sig = in_dir(dir, "s");
     size_t len, len2;
     CHECK_INT(run_hbs(NULL, NULL, "keygen", "-a", stateful_algs[0], "-s", st, "-p", pub, NULL), 0);
@@ -1121,7 +1131,7 @@ static void test_stateful_keygen_interrupt(void)
 {
     if (!binary_present())
         return;
-    const char *dir = subdir("sfi"), *st = in_dir(dir, "tall.state"), *pub = in_dir(dir, "pub");
+    const char *dir = fresh_dir("sfi"), *st = in_dir(dir, "tall.state"), *pub = in_dir(dir, "pub");
     fflush(stdout);
     pid_t pid = fork();
     if (pid == 0) {
