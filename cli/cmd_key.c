@@ -108,23 +108,10 @@ static int public_key(const key_args *a, hbs_stateful_key *k)
 {
     uint8_t pk[HBS_STATEFUL_MAX_PK_BYTES];
     size_t pklen;
-    hbs_key key;
-    char pem[HBS_KEY_PEM_MAX];
-    size_t pemlen = sizeof pem;
     if (hbs_stateful_key_public(k, pk, sizeof pk, &pklen) != HBS_OK)
         return hbs_cli_error(a->sk_path, "cannot read the public key");
-    if (a->raw)
-        return hbs_cli_write_file(a->pk_path, pk, pklen, 0);
-    memset(&key, 0, sizeof key);
-    key.scheme = hbs_stateful_key_family(k) == HBS_STATEFUL_HSS    ? HBS_SCHEME_HSS
-                 : hbs_stateful_key_family(k) == HBS_STATEFUL_XMSS ? HBS_SCHEME_XMSS
-                                                                   : HBS_SCHEME_XMSSMT;
-    key.kind = HBS_KEY_PUBLIC;
-    key.len = pklen;
-    memcpy(key.bytes, pk, pklen);
-    if (hbs_key_encode_pem(&key, pem, &pemlen) != HBS_OK)
-        return hbs_cli_error(a->sk_path, "cannot encode the public key");
-    return hbs_cli_write_file(a->pk_path, (const uint8_t *)pem, pemlen, 0);
+    return hbs_cli_stateful_write_public(hbs_stateful_key_family(k), pk, pklen, a->pk_path,
+                                         a->raw);
 }
 
 static int split(const key_args *a, hbs_stateful_key *k)

@@ -85,8 +85,8 @@ static int progress(void *user, uint64_t done, uint64_t total)
 
 /* ---- keygen ------------------------------------------------------------------------------- */
 
-static int write_public(hbs_stateful_family f, const uint8_t *pk, size_t pklen,
-                        const char *path, int raw)
+int hbs_cli_stateful_write_public(hbs_stateful_family f, const uint8_t *pk, size_t pklen,
+                                  const char *path, int raw)
 {
     hbs_key k;
     char pem[HBS_KEY_PEM_MAX];
@@ -149,7 +149,7 @@ int hbs_cli_stateful_keygen(const char *alg, const char *sk_path, const char *pk
     if (err)
         return hbs_cli_error(sk_path, "key generation failed: %s%s%s", hbs_strerror(err),
                              err == HBS_ERR_IO ? ": " : "", err == HBS_ERR_IO ? strerror(errno) : "");
-    rc = write_public((hbs_stateful_family)family, pk, pklen, pk_path, raw);
+    rc = hbs_cli_stateful_write_public((hbs_stateful_family)family, pk, pklen, pk_path, raw);
     if (rc) {
         /* without its public key the new state file is of no use; nothing signed with it */
         char lock[4200];
@@ -243,6 +243,11 @@ int hbs_cli_stateful_verify(const hbs_key *pk, const char *msg_path, const char 
     return err == HBS_OK ? HBS_CLI_OK : HBS_CLI_INVALID;
 }
 
+static uint32_t be32(const uint8_t *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
 int hbs_cli_stateful_raw_pk(hbs_key *k, const char *path, const uint8_t *buf, size_t len,
                             const char *alg)
 {
@@ -262,13 +267,12 @@ int hbs_cli_stateful_raw_pk(hbs_key *k, const char *path, const uint8_t *buf, si
     if (hbs_key_encode_pem(k, pem, &pemlen) != HBS_OK)
         return hbs_cli_error(path, "not a raw %s public key", alg);
     /* and the key must be of the named set (HSS: its top level) */
-    uint32_t w1 = (uint32_t)buf[0] << 24 | (uint32_t)buf[1] << 16 | (uint32_t)buf[2] << 8 | buf[3];
+    uint32_t w1 = be32(buf);
     if (family == HBS_STATEFUL_HSS) {
         hbs_hss_params hp;
-        uint32_t t = (uint32_t)buf[4] << 24 | (uint32_t)buf[5] << 16 | (uint32_t)buf[6] << 8 | buf[7];
-        uint32_t o = (uint32_t)buf[8] << 24 | (uint32_t)buf[9] << 16 | (uint32_t)buf[10] << 8 | buf[11];
         if (hbs_hss_params_parse(&hp, alg) != HBS_OK || w1 != hp.levels ||
-            t != hbs_lms_type_code(hp.lms[0]) || o != hbs_lmots_type_code(hp.ots[0]))
+            be32(buf + 4) != hbs_lms_type_code(hp.lms[0]) ||
+            be32(buf + 8) != hbs_lmots_type_code(hp.ots[0]))
             return hbs_cli_error(path, "is not a %s public key", alg);
     } else if (w1 != hbs_xmss_oid(hbs_xmss_params_by_name(alg))) {
         return hbs_cli_error(path, "is not a %s public key", alg);

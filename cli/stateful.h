@@ -21,6 +21,9 @@ int hbs_cli_stateful_sign(const char *sk_path, const char *msg_path, const char 
 /* verify, once the public key file is loaded (scheme HSS, XMSS or XMSSMT). */
 int hbs_cli_stateful_verify(const hbs_key *pk, const char *msg_path, const char *sig_path,
                             int quiet);
+/* Writes a stateful public key: PEM SubjectPublicKeyInfo (RFC 9802), or the bare bytes. */
+int hbs_cli_stateful_write_public(hbs_stateful_family f, const uint8_t *pk, size_t pklen,
+                                  const char *path, int raw);
 /* Builds a stateful public key structure from raw bytes named by -a ALG (--raw). */
 int hbs_cli_stateful_raw_pk(hbs_key *k, const char *path, const uint8_t *buf, size_t len,
                             const char *alg);
