@@ -151,10 +151,17 @@ static const hbs_cli_column scolumns[] = {
 };
 #define NUM_SCOLUMNS (sizeof scolumns / sizeof scolumns[0])
 
+/* Signing runs on the calling thread; key generation and (multi-level HSS) verification
+ * may use the library's threads. */
+static unsigned long op_threads(int op, unsigned long threads)
+{
+    return op == SOP_KEYGEN || op == SOP_VERIFY ? threads : 1;
+}
+
 static void print_srow(FILE *out, const srecord *r, unsigned long threads)
 {
     char th[32], med[32], mn[32], mx[32], ops[32], runs[32];
-    unsigned long t = r->op == SOP_KEYGEN ? threads : 1;
+    unsigned long t = op_threads(r->op, threads);
     snprintf(th, sizeof th, "%lu", t);
     snprintf(med, sizeof med, "%.3f", r->st.median);
     snprintf(mn, sizeof mn, "%.3f", r->st.min);
@@ -181,7 +188,7 @@ static char *json_rows(const srecord *recs, size_t n, const char *backend, unsig
             "\"workers\": 1, \"batch\": 1, \"median_ms\": %.6f, \"min_ms\": %.6f, "
             "\"max_ms\": %.6f, \"ops_per_s\": %.3f, \"runs\": %zu, \"hashes_per_op\": 0, "
             "\"hash_ceiling_ms\": 0, \"hash_efficiency\": 0}%s\n",
-            r->alg, sop_names[r->op], backend, r->op == SOP_KEYGEN ? threads : 1UL,
+            r->alg, sop_names[r->op], backend, op_threads(r->op, threads),
             r->st.median, r->st.min, r->st.max, r->ops_per_s, r->st.count,
             i + 1 < n ? "," : "");
     }

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/pool.h"
 #include "hash/hash.h"
 #include "lms/lmots.h"
 #include "lms/params.h"
@@ -296,26 +297,94 @@ static int rebuild(hbs_hss_key *k, uint64_t G, int full, hbs_lms_progress *pr)
     return HBS_OK;
 }
 
-/* ---- stepping: the caches for G+1 from those for G ---- */
+/* ---- stepping: the caches for G+1 from those for G ----
+ * One step is a few independent leaf computations (the next lower tree's next leaf, one leaf
+ * of each stripe's next subtree), each writing only its own buffers, followed by cheap
+ * bookkeeping that must run in level order (a finished tree hands over, and the level above
+ * signs the new one). The leaves run as one parallel loop, with the bottom level's one-time
+ * signature of the message beside them when signing. */
 
-static int advance_level(hbs_hss_key *k, unsigned i, uint64_t G)
+#define MAX_JOBS (HBS_HSS_MAX_LEVELS * (S_MAX + 1))
+
+typedef struct {
+    hbs_lms_view v;
+    unsigned top;
+    uint32_t base, done;
+    uint8_t *left;
+} step_job;
+
+typedef struct {
+    step_job jobs[MAX_JOBS];
+    int errs[MAX_JOBS + 1];
+    size_t njobs;
+    /* the message's one-time signature, run as the last task when ots_o is set */
+    const hbs_lmots_type *ots_o;
+    uint8_t *ots_sig;
+    const uint8_t *ots_I, *ots_seed, *ots_C, *ots_msg;
+    uint32_t ots_q;
+    size_t ots_msglen;
+} step_run;
+
+static void step_task(void *arg, size_t j)
+{
+    step_run *r = arg;
+    if (j < r->njobs) {
+        const step_job *b = &r->jobs[j];
+        r->errs[j] = hbs_lms_builder_step(&b->v, b->top, b->base, b->done, b->left);
+    } else {
+        r->errs[j] = hbs_lmots_sign(r->ots_o, r->ots_sig, r->ots_I, r->ots_q, r->ots_seed,
+                                    r->ots_C, r->ots_msg, r->ots_msglen);
+    }
+}
+
+/* The leaf computations of level i's step from G to G+1. */
+static void collect_level(hbs_hss_key *k, unsigned i, uint64_t G, step_run *r)
+{
+    hss_level *lv = &k->lv[i];
+    const hbs_lms_layout *L = &lv->L;
+    const uint32_t qo = level_q(k, i, G), qn = level_q(k, i, G + 1);
+
+    if (qo == qn)
+        return;
+    if (i > 0 && level_inst(k, i, G) + 1 < level_insts(k, i)) {
+        step_job *b = &r->jobs[r->njobs++];
+        b->v = view_of(lv, lv->nI, lv->nseed);
+        b->v.top = lv->ntop;
+        memcpy(b->v.sbuf, lv->ncur, sizeof lv->ncur);
+        b->top = L->h;
+        b->base = 0;
+        b->done = qo;
+        b->left = lv->nleft;
+    }
+    if (qn == 0)
+        return; /* the tree is used up; its stripes need nothing more */
+    for (unsigned s = 0; s < L->nstripes; s++) {
+        const unsigned top = L->s[s].lo + L->s[s].hgt;
+        const uint32_t c = qo >> top;
+        step_job *b;
+        if (c + 1 >= hbs_lms_stripe_count(L, s))
+            continue;
+        b = &r->jobs[r->njobs++];
+        b->v = view_of(lv, lv->I, lv->seed);
+        b->v.sbuf[s] = lv->next[s];
+        b->v.ssub[s] = c + 1;
+        b->top = top;
+        b->base = (c + 1) << top;
+        b->done = qo & ((1u << top) - 1);
+        b->left = lv->left[s];
+    }
+}
+
+/* Level i's bookkeeping once its leaves are in. */
+static int finish_level(hbs_hss_key *k, unsigned i, uint64_t G)
 {
     hss_level *lv = &k->lv[i];
     const hbs_lms_layout *L = &lv->L;
     const size_t n = L->n;
     const uint32_t qo = level_q(k, i, G), qn = level_q(k, i, G + 1);
-    int err;
 
     if (qo == qn)
         return HBS_OK;
-    if (i > 0) {
-        hbs_lms_view v = view_of(lv, lv->nI, lv->nseed);
-        v.top = lv->ntop;
-        memcpy(v.sbuf, lv->ncur, sizeof lv->ncur);
-        if (level_inst(k, i, G) + 1 < level_insts(k, i) &&
-            (err = hbs_lms_builder_step(&v, L->h, 0, qo, lv->nleft)) != HBS_OK)
-            return err;
-    }
     if (qn == 0) {
         /* this level's tree ran out: the next one, complete now, takes over */
         memcpy(lv->top, lv->ntop, hbs_lms_top_nodes(L) * n);
@@ -340,12 +409,6 @@ static int advance_level(hbs_hss_key *k, unsigned i, uint64_t G)
         const uint32_t c = qo >> top, mask = (1u << top) - 1;
         if (c + 1 >= hbs_lms_stripe_count(L, s))
             continue;
-        hbs_lms_view v = view_of(lv, lv->I, lv->seed);
-        v.sbuf[s] = lv->next[s];
-        v.ssub[s] = c + 1;
-        if ((err = hbs_lms_builder_step(&v, top, (c + 1) << top, qo & mask, lv->left[s])) !=
-            HBS_OK)
-            return err;
         if ((qn & mask) == 0) {
             memcpy(lv->cur[s], lv->next[s], hbs_lms_stripe_nodes(L, s) * n);
             memset(lv->next[s], 0, hbs_lms_stripe_nodes(L, s) * n);
@@ -354,18 +417,41 @@ static int advance_level(hbs_hss_key *k, unsigned i, uint64_t G)
     return HBS_OK;
 }
 
-/* index -> index + 1. */
-static int advance(hbs_hss_key *k)
+/* index -> index + 1, with r's one-time signature (if any) computed alongside. The
+ * one-time signature's inputs must not live in the key: the step rewrites it. */
+static int advance_with(hbs_hss_key *k, step_run *r)
 {
     const uint64_t G = k->index;
+    const unsigned levels = k->params.levels;
     int err = HBS_OK;
+    size_t tasks;
+
+    r->njobs = 0;
     if (G + 1 < k->total)
-        for (unsigned i = 0; i < k->params.levels && !err; i++)
-            err = advance_level(k, i, G);
+        for (unsigned i = 0; i < levels; i++)
+            collect_level(k, i, G, r);
+    tasks = r->njobs + (r->ots_o != NULL);
+    if (tasks > 1)
+        hbs_parallel_for(tasks, step_task, r);
+    else if (tasks == 1)
+        step_task(r, 0);
+    for (size_t j = 0; j < tasks; j++)
+        if (r->errs[j] && !err)
+            err = r->errs[j];
+    if (G + 1 < k->total)
+        for (unsigned i = 0; i < levels && !err; i++)
+            err = finish_level(k, i, G);
     k->index = G + 1;
     if (err)
         k->stale = 1;
     return err;
+}
+
+static int advance(hbs_hss_key *k)
+{
+    step_run r;
+    r.ots_o = NULL;
+    return advance_with(k, &r);
 }
 
 /* ---- the public operations ---- */
@@ -588,13 +674,31 @@ int hbs_hss_sign(hbs_hss_key *key, uint8_t *sig, size_t sigcap, size_t *siglen,
         off += 24 + key->lv[i].L.n;
     }
     {
+        /* The bottom level's authentication path is read now; its one-time signature runs
+         * beside the step to the next index, from copies of I and SEED the step may replace. */
         const unsigned b = key->params.levels - 1;
-        hss_level *lv = &key->lv[b];
-        err = hbs_lms_sign_at(&lv->L, lv->top, lv->cur, lv->I, lv->seed,
-                              level_q(key, b, key->index), sig + off, msg, msglen);
+        const hss_level *lv = &key->lv[b];
+        const uint32_t q = level_q(key, b, key->index);
+        const size_t ots_len = hbs_lmots_sig_bytes(lv->L.ots);
+        uint8_t I[16], seed[HBS_LMS_MAX_N], C[HBS_LMS_MAX_N];
+        step_run run, *r = &run;
+        memcpy(I, lv->I, 16);
+        memcpy(seed, lv->seed, sizeof seed);
+        hbs_lms_put32(sig + off, q);
+        hbs_lmots_randomizer(lv->L.ots, C, I, q, seed);
+        hbs_lms_put32(sig + off + 4 + ots_len, lv->L.lms->code);
+        hbs_lms_auth_path(&lv->L, lv->top, lv->cur, q, sig + off + 8 + ots_len);
+        r->ots_o = lv->L.ots;
+        r->ots_sig = sig + off + 4;
+        r->ots_I = I;
+        r->ots_seed = seed;
+        r->ots_C = C;
+        r->ots_msg = msg;
+        r->ots_msglen = msglen;
+        r->ots_q = q;
+        err = advance_with(key, r);
+        hbs_memzero(seed, sizeof seed);
     }
-    if (err == HBS_OK)
-        err = advance(key);
     if (err) {
         /* the index is used up either way; a signature whose state cannot advance is not
          * released */
