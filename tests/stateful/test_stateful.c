@@ -2,12 +2,15 @@
  * signature verifies, no index is ever handed out twice (across reopenings, reservations,
  * splits, two processes at once, SIGKILL at random moments and failed writes), and
  * exhaustion and corrupt files give clear errors. */
+#define _GNU_SOURCE /* unshare and CLONE_* for the full-filesystem test */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -407,6 +410,116 @@ static void test_crash_loop(void)
     unlink(log);
 }
 
+/* ---- a real full filesystem ----
+ * A small tmpfs, mounted in a private mount namespace of a child process (a user namespace
+ * too when not root), filled to the last byte: signing must fail with HBS_ERR_IO and no
+ * signature, the key file must still load at the same index, and once space is freed the
+ * very next signature uses that index. Where the kernel or container allows no such mount
+ * the test says so and skips; the injected-failure and RLIMIT_FSIZE tests still cover the
+ * write path. */
+
+enum { FULL_SKIP = 77 };
+
+static int private_tmpfs(const char *dir)
+{
+    if (getuid() != 0 && unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0)
+        return -1;
+    if (getuid() == 0 && unshare(CLONE_NEWNS) != 0)
+        return -1;
+    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
+        return -1;
+    return mount("hbs-test", dir, "tmpfs", 0, "size=512k,mode=0700");
+}
+
+/* Fills the filesystem of `path` with a filler file; returns how many bytes went in. */
+static long fill_up(const char *path)
+{
+    static const char block[4096];
+    long total = 0;
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (fd < 0)
+        return -1;
+    for (;;) {
+        ssize_t w = write(fd, block, sizeof block);
+        if (w <= 0)
+            break;
+        total += w;
+    }
+    /* the last partial block, byte by byte, so not even a small write fits */
+    while (write(fd, block, 1) == 1)
+        total++;
+    close(fd);
+    return total;
+}
+
+static void full_fs_child(void *arg)
+{
+    const char *dir = arg;
+    char path[540], filler[540];
+    uint8_t pk[HBS_STATEFUL_MAX_PK_BYTES], *sig = malloc(MAX_SIG);
+    size_t pklen, siglen = 1;
+    hbs_stateful_key *k = NULL, *k2 = NULL;
+    uint64_t before;
+
+    if (!sig || private_tmpfs(dir) != 0)
+        _exit(FULL_SKIP);
+    snprintf(path, sizeof path, "%s/full.key", dir);
+    snprintf(filler, sizeof filler, "%s/filler", dir);
+    CHECK_INT(make_key(&lms5, path, pk, &pklen), HBS_OK);
+    CHECK_INT(hbs_stateful_open(&k, path, 0, 1), HBS_OK);
+    if (!k)
+        goto out;
+    CHECK_INT(sign_one(k, sig, &siglen, 1), HBS_OK);
+    before = hbs_stateful_key_index(k);
+    CHECK(fill_up(filler) > 0);
+
+    CHECK_INT(sign_one(k, sig, &siglen, 2), HBS_ERR_IO);
+    CHECK_INT(siglen, 0);
+    CHECK_INT(hbs_stateful_key_index(k), before);
+    hbs_stateful_close(k);
+    k = NULL;
+    /* the file on the full disk still loads, at the same index */
+    CHECK_INT(hbs_stateful_open(&k2, path, 0, 1), HBS_OK);
+    if (k2) {
+        CHECK_INT(hbs_stateful_key_index(k2), before);
+        CHECK_INT(sign_one(k2, sig, &siglen, 3), HBS_ERR_IO);
+        unlink(filler);
+        CHECK_INT(sign_one(k2, sig, &siglen, 4), HBS_OK);
+        CHECK_INT(sig_index(&lms5, sig, siglen), before);
+        CHECK_INT(verify_one(&lms5, pk, pklen, sig, siglen, 4), HBS_OK);
+        hbs_stateful_close(k2);
+    }
+out:
+    free(sig);
+}
+
+static void test_full_filesystem(void)
+{
+    char dir[512];
+    int status;
+    pid_t pid;
+    key_path(dir, sizeof dir, "fullfs");
+    mkdir(dir, 0700);
+    fflush(stdout);
+    fflush(stderr);
+    pid = fork();
+    if (pid == 0) {
+        int before = test_failed();
+        full_fs_child(dir);
+        _exit(test_failed() > before ? 1 : 0);
+    }
+    CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
+    rmdir(dir);
+    if (pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == FULL_SKIP) {
+        test_skip("no private tmpfs can be mounted here (namespaces not allowed)");
+        return;
+    }
+    CHECK_MSG(pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+              "the full-filesystem child failed (status %d)", status);
+    test_note("512 KiB tmpfs filled: signing refused with HBS_ERR_IO, key file intact, "
+              "same index signed once space was freed");
+}
+
 const hbs_test hbs_tests_stateful[] = {
     {"reopen_lms", test_reopen_lms},
     {"reopen_hss_two_levels", test_reopen_hss},
@@ -414,6 +527,7 @@ const hbs_test hbs_tests_stateful[] = {
     {"reopen_xmssmt", test_reopen_xmssmt},
     {"exhaust_and_split", test_exhaust_and_split},
     {"write_failures", test_write_failures},
+    {"full_filesystem", test_full_filesystem},
     {"corrupt_file", test_corrupt_file},
     {"two_processes", test_two_processes},
     {"crash_loop", test_crash_loop},
