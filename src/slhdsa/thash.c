@@ -33,6 +33,25 @@ void hbs_slhdsa_ctx_init(slhdsa_ctx *c, const hbs_slhdsa_params *p, const uint8_
 
 void hbs_slhdsa_ctx_wipe(slhdsa_ctx *c) { hbs_memzero(c, sizeof *c); }
 
+/* Copies one value of n bytes (n = 16, 24, 32, or 48 or 64 for H's two values; any other
+ * length too): fixed sizes become a few register moves, where a call into memcpy per job
+ * would cost more than the copy (the loops below copy thousands per signature). */
+static inline void copy_value(uint8_t *dst, const uint8_t *src, size_t n)
+{
+    if (n == 16)
+        memcpy(dst, src, 16);
+    else if (n == 24)
+        memcpy(dst, src, 24);
+    else if (n == 32)
+        memcpy(dst, src, 32);
+    else if (n == 48)
+        memcpy(dst, src, 48);
+    else if (n == 64)
+        memcpy(dst, src, 64);
+    else
+        memcpy(dst, src, n);
+}
+
 /* in_stride is 0 for PRF, whose input (SK.seed) is the same for every job. */
 static void thash_sha2(const slhdsa_ctx *c, uint8_t *out, const uint8_t *in, size_t in_stride,
                        size_t inbytes, size_t l, const slhdsa_adrs *adrs, size_t count)
@@ -53,7 +72,7 @@ static void thash_sha2(const slhdsa_ctx *c, uint8_t *out, const uint8_t *in, siz
         size_t todo = count < chunk ? count : chunk;
         for (size_t i = 0; i < todo; i++) {
             adrs_compress(buf + i * jlen, &adrs[i]);
-            memcpy(buf + i * jlen + SLHDSA_ADRSC_BYTES, in + i * in_stride, inbytes);
+            copy_value(buf + i * jlen + SLHDSA_ADRSC_BYTES, in + i * in_stride, inbytes);
         }
         used = todo > used ? todo : used;
         if (wide)
@@ -61,7 +80,7 @@ static void thash_sha2(const slhdsa_ctx *c, uint8_t *out, const uint8_t *in, siz
         else
             hbs_sha256_many(dig, &c->sha256_seeded, buf, jlen, todo);
         for (size_t i = 0; i < todo; i++)
-            memcpy(out + i * n, dig + i * dlen, n);
+            copy_value(out + i * n, dig + i * dlen, n);
         out += todo * n;
         in += todo * in_stride;
         adrs += todo;
@@ -86,9 +105,9 @@ static void thash_shake(const slhdsa_ctx *c, uint8_t *out, const uint8_t *in, si
         size_t todo = count < chunk ? count : chunk;
         for (size_t i = 0; i < todo; i++) {
             uint8_t *j = buf + i * jlen;
-            memcpy(j, c->pk_seed, n);
+            copy_value(j, c->pk_seed, n);
             memcpy(j + n, adrs[i].b, SLHDSA_ADRS_BYTES);
-            memcpy(j + n + SLHDSA_ADRS_BYTES, in + i * in_stride, inbytes);
+            copy_value(j + n + SLHDSA_ADRS_BYTES, in + i * in_stride, inbytes);
         }
         used = todo > used ? todo : used;
         hbs_shake256_many(out, n, buf, jlen, todo);
@@ -132,17 +151,17 @@ void hbs_slhdsa_chains(const slhdsa_ctx *c, uint8_t *vals, const slhdsa_adrs *ad
             if (sha2) {
                 adrs_compress(j, &adrs[i]);
             } else {
-                memcpy(j, c->pk_seed, n);
+                copy_value(j, c->pk_seed, n);
                 memcpy(j + n, adrs[i].b, SLHDSA_ADRS_BYTES);
             }
-            memcpy(j + vpos, vals + i * n, n);
+            copy_value(j + vpos, vals + i * n, n);
         }
         if (sha2)
             hbs_sha256_chains(&c->sha256_seeded, buf, jlen, &lay, steps, steps_all, todo);
         else
             hbs_shake256_chains(buf, jlen, &lay, steps, steps_all, todo);
         for (size_t i = 0; i < todo; i++)
-            memcpy(vals + i * n, buf + i * jlen + vpos, n);
+            copy_value(vals + i * n, buf + i * jlen + vpos, n);
         vals += todo * n;
         adrs += todo;
         if (steps)

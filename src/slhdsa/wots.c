@@ -4,9 +4,6 @@
 
 #include "hbs/hbs.h"
 
-/* Key pairs whose chains advance together in key generation: 8 * 67 chains at most. */
-#define WOTS_LEAF_BATCH 8
-
 /* base_2b (FIPS 205 algorithm 4) for b = 4, followed by the checksum digits. */
 static void wots_digits(const hbs_slhdsa_params *p, uint32_t *digits, const uint8_t *msg)
 {
@@ -22,23 +19,26 @@ static void wots_digits(const hbs_slhdsa_params *p, uint32_t *digits, const uint
     digits[p->len1 + 2] = (csum >> 4) & 0xf;
 }
 
-void hbs_slhdsa_wots_pkgen_many(const slhdsa_ctx *c, uint8_t *pk, const slhdsa_adrs *tree,
-                                uint32_t first, size_t count)
+/* Public keys of leaves first .. first+count-1 counted across trees: with per_tree > 0,
+ * leaf g is key pair g % per_tree of trees[g / per_tree]; with 0, key pair g of trees[0]. */
+static void pkgen(const slhdsa_ctx *c, uint8_t *pk, const slhdsa_adrs *trees, uint32_t per_tree,
+                  uint32_t first, size_t count)
 {
     const hbs_slhdsa_params *p = c->p;
     const size_t n = p->n, len = p->len;
-    slhdsa_adrs adrs[WOTS_LEAF_BATCH * SLHDSA_MAX_LEN];
-    uint8_t vals[WOTS_LEAF_BATCH * SLHDSA_MAX_LEN * SLHDSA_MAX_N];
+    slhdsa_adrs adrs[HBS_SLHDSA_WOTS_BATCH * SLHDSA_MAX_LEN];
+    uint8_t vals[HBS_SLHDSA_WOTS_BATCH * SLHDSA_MAX_LEN * SLHDSA_MAX_N];
 
     while (count) {
-        const size_t nb = count < WOTS_LEAF_BATCH ? count : WOTS_LEAF_BATCH;
+        const size_t nb = count < HBS_SLHDSA_WOTS_BATCH ? count : HBS_SLHDSA_WOTS_BATCH;
         const size_t jobs = nb * len;
         for (size_t l = 0; l < nb; l++) {
+            const uint32_t g = first + (uint32_t)l;
             for (size_t i = 0; i < len; i++) {
                 slhdsa_adrs *a = &adrs[l * len + i];
-                *a = *tree;
+                *a = per_tree ? trees[g / per_tree] : trees[0];
                 adrs_set_type(a, ADRS_WOTS_PRF);
-                adrs_set_keypair(a, first + (uint32_t)l);
+                adrs_set_keypair(a, per_tree ? g % per_tree : g);
                 adrs_set_chain(a, (uint32_t)i);
             }
         }
@@ -47,10 +47,11 @@ void hbs_slhdsa_wots_pkgen_many(const slhdsa_ctx *c, uint8_t *pk, const slhdsa_a
             adrs_put32(adrs[j].b + 16, ADRS_WOTS_HASH); /* hash address 0: the chain start */
         hbs_slhdsa_chains(c, vals, adrs, jobs, NULL, SLHDSA_W - 1);
         for (size_t l = 0; l < nb; l++) {
+            const uint32_t g = first + (uint32_t)l;
             slhdsa_adrs *a = &adrs[l];
-            *a = *tree;
+            *a = per_tree ? trees[g / per_tree] : trees[0];
             adrs_set_type(a, ADRS_WOTS_PK);
-            adrs_set_keypair(a, first + (uint32_t)l);
+            adrs_set_keypair(a, per_tree ? g % per_tree : g);
         }
         hbs_slhdsa_thash_many(c, pk, vals, len, adrs, nb);
         pk += nb * n;
@@ -58,6 +59,18 @@ void hbs_slhdsa_wots_pkgen_many(const slhdsa_ctx *c, uint8_t *pk, const slhdsa_a
         count -= nb;
     }
     hbs_memzero(vals, sizeof vals);
+}
+
+void hbs_slhdsa_wots_pkgen_many(const slhdsa_ctx *c, uint8_t *pk, const slhdsa_adrs *tree,
+                                uint32_t first, size_t count)
+{
+    pkgen(c, pk, tree, 0, first, count);
+}
+
+void hbs_slhdsa_wots_pkgen_trees(const slhdsa_ctx *c, uint8_t *pk, const slhdsa_adrs *trees,
+                                 uint32_t per_tree, uint32_t first, size_t count)
+{
+    pkgen(c, pk, trees, per_tree, first, count);
 }
 
 /* Advances chain i of key pair `leaf` from position start[i] by steps[i], all chains at once.

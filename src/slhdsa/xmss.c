@@ -13,7 +13,10 @@
 static void xmss_leaves(void *user, uint8_t *out, uint32_t first, size_t count)
 {
     const slhdsa_xmss_tree *u = user;
-    hbs_slhdsa_wots_pkgen_many(u->c, out, &u->tree, first, count);
+    if (u->leaves_made)
+        memcpy(out, u->leaf_pks + first * u->c->p->n, count * u->c->p->n);
+    else
+        hbs_slhdsa_wots_pkgen_many(u->c, out, &u->tree, first, count);
 }
 
 static void xmss_nodes(void *user, uint8_t *out, const uint8_t *children, unsigned height,
@@ -51,6 +54,7 @@ void hbs_slhdsa_xmss_tree_init(slhdsa_xmss_tree *xt, const slhdsa_ctx *c, uint32
     xt->t.leaves = xmss_leaves;
     xt->t.nodes = xmss_nodes;
     xt->t.user = xt;
+    xt->leaves_made = 0;
 }
 
 int hbs_slhdsa_xmss_tree(const slhdsa_ctx *c, uint8_t *root, uint8_t *auth, uint32_t layer,
@@ -131,6 +135,54 @@ const uint8_t *hbs_slhdsa_ht_cache_root(const slhdsa_ht_cache *cache)
 
 /* ---- signing ---- */
 
+/* The leaves of several small trees of one signature, made as one batch. */
+typedef struct {
+    const slhdsa_ctx *c;
+    slhdsa_xmss_tree **trees;
+    slhdsa_adrs adrs[SLHDSA_MAX_D];
+    uint32_t per_tree;
+    size_t total, per_task;
+} small_trees;
+
+static void small_leaves_task(void *arg, size_t task)
+{
+    const small_trees *st = arg;
+    const size_t n = st->c->p->n, first = task * st->per_task;
+    size_t count;
+    uint8_t pk[HBS_SLHDSA_WOTS_BATCH * SLHDSA_MAX_N]; /* per_task <= the batch */
+    if (first >= st->total)
+        return;
+    count = st->total - first < st->per_task ? st->total - first : st->per_task;
+    hbs_slhdsa_wots_pkgen_trees(st->c, pk, st->adrs, st->per_tree, (uint32_t)first, count);
+    for (size_t g = first; g < first + count; g++) {
+        slhdsa_xmss_tree *xt = st->trees[g / st->per_tree];
+        memcpy(xt->leaf_pks + (g % st->per_tree) * n, pk + (g - first) * n, n);
+    }
+}
+
+/* Makes every leaf of the ntrees trees (each a small tree) in one batch over the threads:
+ * tasks of one key generation batch, their number rounded up to a multiple of the threads
+ * so that none waits for the last one alone. */
+static void make_small_leaves(const slhdsa_ctx *c, slhdsa_xmss_tree **trees, size_t ntrees)
+{
+    const size_t threads = hbs_get_threads();
+    small_trees st;
+    size_t tasks;
+    st.c = c;
+    st.trees = trees;
+    st.per_tree = (uint32_t)1 << c->p->hp;
+    st.total = ntrees * st.per_tree;
+    tasks = (st.total + HBS_SLHDSA_WOTS_BATCH - 1) / HBS_SLHDSA_WOTS_BATCH;
+    if (threads > 1)
+        tasks = (tasks + threads - 1) / threads * threads;
+    st.per_task = (st.total + tasks - 1) / tasks;
+    for (size_t j = 0; j < ntrees; j++)
+        st.adrs[j] = trees[j]->tree;
+    hbs_parallel_for(tasks, small_leaves_task, &st);
+    for (size_t j = 0; j < ntrees; j++)
+        trees[j]->leaves_made = 1;
+}
+
 size_t hbs_slhdsa_ht_sign_jobs(const slhdsa_ctx *c, uint8_t *sig, uint64_t idx_tree,
                                uint32_t idx_leaf, const slhdsa_ht_cache *cache,
                                slhdsa_xmss_tree *trees, uint32_t *leaves, hbs_merkle_job *jobs,
@@ -138,6 +190,7 @@ size_t hbs_slhdsa_ht_sign_jobs(const slhdsa_ctx *c, uint8_t *sig, uint64_t idx_t
 {
     const hbs_slhdsa_params *p = c->p;
     const unsigned cached = cache ? cache->layers : 0;
+    slhdsa_xmss_tree *small[SLHDSA_MAX_D];
     size_t njobs = 0;
     /* Every layer's tree and leaf follow from the digest, so all d trees can be built at
      * once; only the WOTS+ signatures chain the layers together. */
@@ -156,11 +209,14 @@ size_t hbs_slhdsa_ht_sign_jobs(const slhdsa_ctx *c, uint8_t *sig, uint64_t idx_t
             jobs[njobs].root = root;
             jobs[njobs].auth = auth;
             jobs[njobs].idx = idx_leaf;
+            small[njobs] = &trees[layer];
             njobs++;
         }
         idx_leaf = (uint32_t)(idx_tree & ((1u << p->hp) - 1));
         idx_tree >>= p->hp;
     }
+    if (njobs > 1 && ((size_t)1 << p->hp) <= SLHDSA_SMALL_TREE_LEAVES)
+        make_small_leaves(c, small, njobs);
     return njobs;
 }
 

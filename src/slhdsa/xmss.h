@@ -5,11 +5,16 @@
 #include "core/merkle.h"
 #include "slhdsa/thash.h"
 
+/* Trees of at most this many leaves have them made for all layers at once when signing. */
+#define SLHDSA_SMALL_TREE_LEAVES 16
+
 /* One XMSS tree of the hypertree as a Merkle tree over WOTS+ public keys. */
 typedef struct {
     hbs_merkle_tree t;
     const slhdsa_ctx *c;
     slhdsa_adrs tree; /* layer and tree address */
+    int leaves_made;  /* leaf_pks holds every leaf (a small tree, made beforehand) */
+    uint8_t leaf_pks[SLHDSA_SMALL_TREE_LEAVES * SLHDSA_MAX_N];
 } slhdsa_xmss_tree;
 
 void hbs_slhdsa_xmss_tree_init(slhdsa_xmss_tree *xt, const slhdsa_ctx *c, uint32_t layer,
@@ -39,7 +44,8 @@ const uint8_t *hbs_slhdsa_ht_cache_root(const slhdsa_ht_cache *cache);
 
 /* The first half of ht_sign: sets up a Merkle job per layer not in the cache (which may be
  * NULL), whose paths go into sig (d * (len + h') * n bytes) and roots to roots[j*n]; cached
- * layers are filled in at once. Fills trees[] and leaves[] for every layer and returns the
+ * layers are filled in at once. Small trees (the f sets) get their leaves made here, all
+ * layers in one batch, so that their few leaves each do not leave lanes idle. Fills trees[] and leaves[] for every layer and returns the
  * number of jobs. Run them, then finish. */
 size_t hbs_slhdsa_ht_sign_jobs(const slhdsa_ctx *c, uint8_t *sig, uint64_t idx_tree,
                                uint32_t idx_leaf, const slhdsa_ht_cache *cache,

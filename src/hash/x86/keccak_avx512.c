@@ -181,7 +181,7 @@ shake_x8_short(const lane_group *g, const __m512i pad[MAX_RATE_WORDS], const uin
     absorb_block(s, g->p, in, g->off, inlen, 1, pad, rate);
     for (unsigned j = (unsigned)(rate / 8); j < 25; j++)
         s[j] = z;
-    permute_x8(s);
+    permute_x8_zero(s, KECCAK_CAPACITY_WORDS(rate / 8));
     store_columns(g->o, 0, s, first_bytes(outlen), g->lanes);
 }
 

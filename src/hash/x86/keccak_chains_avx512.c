@@ -6,10 +6,10 @@
  * state words of the permutation and only moves to the value's words. A finished lane
  * writes back its value and takes the next chain.
  *
- * Covered: one-block messages (len < 136) whose value starts on a state word and whose
- * counter sits inside one word; SLH-DSA's SHAKE sets (counter = hash address at n + 28,
- * value at n + 32) are compiled as constants. Step counts are public; nothing indexes
- * memory by chain values. */
+ * Covered: SLH-DSA's SHAKE sets (PK.seed, ADRS, value: counter = hash address at n + 28,
+ * value at n + 32, 2n + 32 bytes), compiled as constants, the length too, so the first
+ * round leaves out the words that are zero in every step. Step counts are public; nothing
+ * indexes memory by chain values. */
 #include <immintrin.h>
 #include <string.h>
 
@@ -25,7 +25,8 @@ typedef struct {
     __m512i w0[RATE_WORDS]; /* template words, fields cleared */
     __m512i d[4];           /* chain values: the first n / 8 output words */
     __m512i ctr, rem;       /* counter and steps left, per lane (low 32 bits) */
-    uint8_t blk[RATE];      /* one template being loaded */
+    uint8_t blk[3 * 64];    /* the padding of every message: 0x1f after it, 0x80 at the
+                             * rate's end (bytes past the rate stay zero) */
     uint64_t dv[4][LANES], cv[LANES];
 } kchain_state;
 
@@ -34,23 +35,21 @@ typedef struct {
     uint32_t steps_all;
     size_t count, next, len;
     uint8_t *msgs;
+    __m512i pad[3], clear[3]; /* the rate's three 64-byte rows: padding, field mask */
     size_t lane_chain[LANES];
 } kchain_feed;
 
-static inline uint64_t load_le64(const uint8_t *p)
+/* Mask of the first n bytes of a 64-byte row (n <= 64; larger n count as 64). */
+static inline __mmask64 first_bytes(size_t n)
 {
-    uint64_t v = 0;
-    for (unsigned i = 8; i-- > 0;)
-        v = v << 8 | p[i];
-    return v;
+    return n >= 64 ? ~(__mmask64)0 : ((__mmask64)1 << n) - 1;
 }
 
-static inline uint32_t load_be_n(const uint8_t *p, unsigned bytes)
+/* Row k (bytes 64k .. 64k + 63) of a len-byte message, zero past its end. */
+static inline __m512i message_row(const uint8_t *m, size_t len, unsigned k)
 {
-    uint32_t v = 0;
-    for (unsigned i = 0; i < bytes; i++)
-        v = v << 8 | p[i];
-    return v;
+    return len > 64 * k ? _mm512_maskz_loadu_epi8(first_bytes(len - 64 * k), m + 64 * k)
+                        : _mm512_setzero_si512();
 }
 
 static inline void store_be_n(uint8_t *p, uint32_t v, unsigned bytes)
@@ -65,25 +64,37 @@ static inline void store_le64(uint8_t *p, uint64_t v)
         p[i] = (uint8_t)v;
 }
 
+/* Puts the next chain with steps to take into lane l; 0 when there is none. The message
+ * comes in by byte-masked loads (a copy through memory would stall the wide loads on store
+ * forwarding) and each word reaches lane l by one masked permute. */
 static __attribute__((always_inline)) inline int
 krefill(kchain_state *st, kchain_feed *f, unsigned l, const unsigned CO, const unsigned CB,
         const unsigned VO, const unsigned N)
 {
     const __mmask8 bit = (__mmask8)(1u << l);
+    /* bytes 3..0 of each 64-bit word reversed: a big-endian counter in the low word */
+    const __m512i be32 = _mm512_broadcast_i32x4(
+        _mm_set_epi8(15, 14, 13, 12, 11, 10, 9, 8, 4, 5, 6, 7, 0, 1, 2, 3));
     for (; f->next < f->count; f->next++) {
         const uint32_t todo = f->steps ? f->steps[f->next] : f->steps_all;
         const uint8_t *m = f->msgs + f->next * f->len;
+        __m512i row[3], val, ctr;
         if (todo == 0)
             continue;
         f->lane_chain[l] = f->next++;
-        memcpy(st->blk, m, f->len);
-        memset(st->blk + CO, 0, CB);
-        memset(st->blk + VO, 0, N);
+        for (unsigned k = 0; k < 3; k++)
+            row[k] = _mm512_ternarylogic_epi64(message_row(m, f->len, k), f->clear[k], f->pad[k],
+                                               0xea); /* m & clear | pad */
         for (unsigned i = 0; i < RATE_WORDS; i++)
-            st->w0[i] = _mm512_mask_set1_epi64(st->w0[i], bit, (long long)load_le64(st->blk + 8 * i));
+            st->w0[i] = _mm512_mask_permutexvar_epi64(st->w0[i], bit, _mm512_set1_epi64(i % 8),
+                                                      row[i / 8]);
+        val = _mm512_maskz_loadu_epi8(first_bytes(N), m + VO);
         for (unsigned j = 0; j < N / 8; j++)
-            st->d[j] = _mm512_mask_set1_epi64(st->d[j], bit, (long long)load_le64(m + VO + 8 * j));
-        st->ctr = _mm512_mask_set1_epi64(st->ctr, bit, (long long)load_be_n(m + CO, CB));
+            st->d[j] = _mm512_mask_permutexvar_epi64(st->d[j], bit, _mm512_set1_epi64(j), val);
+        ctr = _mm512_srli_epi64(_mm512_shuffle_epi8(_mm512_maskz_loadu_epi8(first_bytes(CB), m + CO),
+                                                    be32),
+                                8 * (4 - CB));
+        st->ctr = _mm512_mask_permutexvar_epi64(st->ctr, bit, _mm512_setzero_si512(), ctr);
         st->rem = _mm512_mask_set1_epi64(st->rem, bit, (long long)todo);
         return 1;
     }
@@ -92,9 +103,13 @@ krefill(kchain_state *st, kchain_feed *f, unsigned l, const unsigned CO, const u
 
 static __attribute__((always_inline)) inline void
 kchains8(kchain_state *st, kchain_feed *f, const unsigned CO, const unsigned CB,
-         const unsigned VO, const unsigned N)
+         const unsigned VO, const unsigned N, const unsigned LEN)
 {
     const unsigned CW = CO / 8, CP = CO % 8, VW = VO / 8;
+    /* words zero in every step: between the word holding the padding byte 0x1f and the
+     * rate's last word, and the capacity */
+    const uint32_t zero = KECCAK_CAPACITY_WORDS(RATE_WORDS) |
+                          (((uint32_t)1 << (RATE_WORDS - 1)) - ((uint32_t)2 << (LEN / 8)));
     uint8_t pattern[64];
     __m512i place, s[25];
     __mmask8 live = 0;
@@ -105,20 +120,31 @@ kchains8(kchain_state *st, kchain_feed *f, const unsigned CO, const unsigned CB,
         pattern[p] = q >= CP && q < CP + CB ? (uint8_t)(p - q + (CP + CB - 1 - q)) : 0x80;
     }
     place = _mm512_loadu_si512((const void *)pattern);
+    for (unsigned k = 0; k < 3; k++)
+        f->pad[k] = _mm512_loadu_si512((const void *)(st->blk + 64 * k));
+    for (unsigned k = 0; k < 3; k++) {
+        uint8_t keep[64];
+        for (unsigned b = 0; b < 64; b++) {
+            const unsigned at = 64 * k + b;
+            keep[b] = (at >= CO && at < CO + CB) || (at >= VO && at < VO + N) ? 0 : 0xff;
+        }
+        f->clear[k] = _mm512_loadu_si512((const void *)keep);
+    }
     for (unsigned l = 0; l < LANES; l++)
         if (krefill(st, f, l, CO, CB, VO, N))
             live |= (__mmask8)(1u << l);
 
     while (live) {
         __mmask8 done;
-        for (unsigned i = 0; i < RATE_WORDS; i++)
-            s[i] = st->w0[i];
-        for (unsigned i = RATE_WORDS; i < 25; i++)
-            s[i] = _mm512_setzero_si512();
+        /* unrolled, so that the copy is loads into registers, not a memcpy to the stack */
+#pragma GCC unroll 25
+        for (unsigned i = 0; i < 25; i++)
+            s[i] = i >= RATE_WORDS || zero >> i & 1 ? _mm512_setzero_si512() : st->w0[i];
         s[CW] = _mm512_or_si512(s[CW], _mm512_shuffle_epi8(st->ctr, place));
+#pragma GCC unroll 4
         for (unsigned j = 0; j < N / 8; j++)
             s[VW + j] = st->d[j];
-        permute_x8(s);
+        permute_x8_zero(s, zero);
         for (unsigned j = 0; j < N / 8; j++)
             st->d[j] = s[j];
         st->ctr = _mm512_add_epi64(st->ctr, _mm512_set1_epi64(1));
@@ -163,12 +189,12 @@ int hbs_shake256_chains_avx512(uint8_t *msgs, size_t len, const hbs_chain_layout
     f.next = 0;
     f.len = len;
     f.msgs = msgs;
-    if (cb == 4 && n == 16 && co == 44 && vo == 48)
-        kchains8(&st, &f, 44, 4, 48, 16); /* SLH-DSA-SHAKE-128 */
-    else if (cb == 4 && n == 24 && co == 52 && vo == 56)
-        kchains8(&st, &f, 52, 4, 56, 24); /* SLH-DSA-SHAKE-192 */
-    else if (cb == 4 && n == 32 && co == 60 && vo == 64)
-        kchains8(&st, &f, 60, 4, 64, 32); /* SLH-DSA-SHAKE-256 */
+    if (cb == 4 && n == 16 && co == 44 && vo == 48 && len == 64)
+        kchains8(&st, &f, 44, 4, 48, 16, 64); /* SLH-DSA-SHAKE-128 */
+    else if (cb == 4 && n == 24 && co == 52 && vo == 56 && len == 80)
+        kchains8(&st, &f, 52, 4, 56, 24, 80); /* SLH-DSA-SHAKE-192 */
+    else if (cb == 4 && n == 32 && co == 60 && vo == 64 && len == 96)
+        kchains8(&st, &f, 60, 4, 64, 32, 96); /* SLH-DSA-SHAKE-256 */
     else
         handled = 0;
     hbs_memzero(&st, sizeof st);

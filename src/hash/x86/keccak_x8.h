@@ -13,7 +13,36 @@
 #define CHI(a, b, c) _mm512_ternarylogic_epi64((a), (b), (c), 0xd2)  /* a ^ (~b & c) */
 #define ROL(x, n) _mm512_rol_epi64((x), (n))
 
-/* One round from `a` into `e`; word (x, y) is index x + 5y. For each output plane the five
+/* Theta's parity of column x: the XOR of words x, x + 5, .., x + 20, leaving out the words
+ * whose bit is set in `zero` (a compile-time constant: words known to be zero, which a
+ * three-way vpternlogq would still read). */
+static inline __attribute__((always_inline)) __m512i column_x8(const __m512i *a, unsigned x,
+                                                               const uint32_t zero)
+{
+    __m512i v[5];
+    unsigned k = 0;
+#pragma GCC unroll 5
+    for (unsigned y = 0; y < 5; y++)
+        if (!(zero >> (x + 5 * y) & 1))
+            v[k++] = a[x + 5 * y];
+    switch (k) {
+    case 5:
+        return XOR3(XOR3(v[0], v[1], v[2]), v[3], v[4]);
+    case 4:
+        return XOR3(XOR(v[0], v[1]), v[2], v[3]);
+    case 3:
+        return XOR3(v[0], v[1], v[2]);
+    case 2:
+        return XOR(v[0], v[1]);
+    case 1:
+        return v[0];
+    default:
+        return _mm512_setzero_si512();
+    }
+}
+
+/* One round from `a` into `e`; word (x, y) is index x + 5y; words whose bit is set in the
+ * constant `zero` are zero (the first round of a fresh one-block state), as in column_x8. For each output plane the five
  * words that pi moves there are gathered with theta's column term and rho's rotation into
  * b0..b4, then chi mixes them; iota touches word 0.
  *
@@ -23,14 +52,12 @@
  * more than it saves. Each plane writes e[x+3], e[x+4] first: after them b0 and b1 are
  * dead, so the last three chi steps can overwrite their first operand in place. */
 static inline __attribute__((always_inline)) void
-keccak_round_x8(__m512i *restrict e, const __m512i *restrict a, uint64_t rc)
+keccak_round_x8(__m512i *restrict e, const __m512i *restrict a, uint64_t rc, const uint32_t zero)
 {
     __m512i b0, b1, b2, b3, b4;
-    const __m512i c0 = XOR3(XOR3(a[0], a[5], a[10]), a[15], a[20]);
-    const __m512i c1 = XOR3(XOR3(a[1], a[6], a[11]), a[16], a[21]);
-    const __m512i c2 = XOR3(XOR3(a[2], a[7], a[12]), a[17], a[22]);
-    const __m512i c3 = XOR3(XOR3(a[3], a[8], a[13]), a[18], a[23]);
-    const __m512i c4 = XOR3(XOR3(a[4], a[9], a[14]), a[19], a[24]);
+    const __m512i c0 = column_x8(a, 0, zero), c1 = column_x8(a, 1, zero);
+    const __m512i c2 = column_x8(a, 2, zero), c3 = column_x8(a, 3, zero);
+    const __m512i c4 = column_x8(a, 4, zero);
     const __m512i d0 = XOR(c4, ROL(c1, 1));
     const __m512i d1 = XOR(c0, ROL(c2, 1));
     const __m512i d2 = XOR(c1, ROL(c3, 1));
@@ -97,18 +124,28 @@ keccak_round_x8(__m512i *restrict e, const __m512i *restrict a, uint64_t rc)
  * arrays that the compiler keeps in registers (the loop body indexes them only by
  * constants). The first round reads the state and the last writes it back directly: a
  * copy loop would become a memcpy through the stack. Inlined where the state is a local
- * array, it never leaves registers. */
-static inline __attribute__((always_inline)) void permute_x8(__m512i s[25])
+ * array, it never leaves registers. The words flagged in the constant `zero` are zero on
+ * entry, and the first round leaves them out of theta. */
+static inline __attribute__((always_inline)) void permute_x8_zero(__m512i s[25],
+                                                                  const uint32_t zero)
 {
     __m512i a[25], t[25];
-    keccak_round_x8(t, s, hbs_keccak_rc[0]);
-    keccak_round_x8(a, t, hbs_keccak_rc[1]);
+    keccak_round_x8(t, s, hbs_keccak_rc[0], zero);
+    keccak_round_x8(a, t, hbs_keccak_rc[1], 0);
     for (unsigned i = 2; i < 22; i += 2) {
-        keccak_round_x8(t, a, hbs_keccak_rc[i]);
-        keccak_round_x8(a, t, hbs_keccak_rc[i + 1]);
+        keccak_round_x8(t, a, hbs_keccak_rc[i], 0);
+        keccak_round_x8(a, t, hbs_keccak_rc[i + 1], 0);
     }
-    keccak_round_x8(t, a, hbs_keccak_rc[22]);
-    keccak_round_x8(s, t, hbs_keccak_rc[23]);
+    keccak_round_x8(t, a, hbs_keccak_rc[22], 0);
+    keccak_round_x8(s, t, hbs_keccak_rc[23], 0);
 }
+
+static inline __attribute__((always_inline)) void permute_x8(__m512i s[25])
+{
+    permute_x8_zero(s, 0);
+}
+
+/* The words past the rate (the capacity), zero in a state that has absorbed one block. */
+#define KECCAK_CAPACITY_WORDS(rate_words) (((uint32_t)1 << 25) - ((uint32_t)1 << (rate_words)))
 
 #endif

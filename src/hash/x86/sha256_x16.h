@@ -87,37 +87,6 @@ static inline void compress16(__m512i s[8], __m512i w[16])
     s[7] = ADD(s[7], h);
 }
 
-/* s += compression of the block w[0..15] (w clobbered) whose first four rounds were run
- * already: pre holds the working variables after round 3 (A..H). Chain steps whose first
- * four message words never change use it to skip those rounds. */
-static inline void compress16_from4(__m512i s[8], const __m512i pre[8], __m512i w[16])
-{
-    /* after four rounds the renamed variables are one half-turn round: A..H live in e..d */
-    __m512i e = pre[0], f = pre[1], g = pre[2], h = pre[3], a = pre[4], b = pre[5], c = pre[6],
-            d = pre[7];
-    const uint32_t *k = hbs_sha256_K;
-    OPAQUE(k);
-    RND(e, f, g, h, a, b, c, d, KW_MSG(4));
-    RND(d, e, f, g, h, a, b, c, KW_MSG(5));
-    RND(c, d, e, f, g, h, a, b, KW_MSG(6));
-    RND(b, c, d, e, f, g, h, a, KW_MSG(7));
-    RND8(8, KW_MSG);
-    RND8(16, KW_MSG);
-    RND8(24, KW_MSG);
-    RND8(32, KW_MSG);
-    RND8(40, KW_MSG);
-    RND8(48, KW_MSG);
-    RND8(56, KW_MSG);
-    s[0] = ADD(s[0], a);
-    s[1] = ADD(s[1], b);
-    s[2] = ADD(s[2], c);
-    s[3] = ADD(s[3], d);
-    s[4] = ADD(s[4], e);
-    s[5] = ADD(s[5], f);
-    s[6] = ADD(s[6], g);
-    s[7] = ADD(s[7], h);
-}
-
 /* s += compression of a block that is the same in every lane; kwc[t] = K[t] + W[t]. */
 static inline void compress16_const(__m512i s[8], const uint32_t kwc[64])
 {
