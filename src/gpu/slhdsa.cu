@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "gpu/gpu_internal.h"
+#include "gpu/latency.cuh"
 #include "gpu/slhdsa_ops.cuh"
 #include "hbs/gpu.h"
 
@@ -157,7 +158,7 @@ static void unstage(device_ctx *d, size_t keybytes, size_t count)
 template <class F> static void host_parallel(size_t count, size_t bytes, F &&fn)
 {
     const size_t hw = std::max(1u, std::thread::hardware_concurrency());
-    const size_t nt = std::min<size_t>({hw, 8, count, bytes >> 22});
+    const size_t nt = std::min<size_t>({hw, 16, count, bytes >> 22});
     if (nt <= 1) {
         fn((size_t)0, count);
         return;
@@ -186,6 +187,14 @@ static int upload(device_ctx *d, unsigned hslot, unsigned dslot, const void *src
     return 0;
 }
 
+/* Parts a signing batch is cut into so that the signatures of part c go back to the host
+ * (and into the caller's buffer) while part c + 1 is signed: about 64 MiB of signatures each,
+ * four at most (each part must still fill the GPU). */
+static size_t sign_parts(size_t cnt, size_t sig_bytes)
+{
+    return std::max<size_t>(1, std::min<size_t>({4, cnt / 1024, cnt * sig_bytes >> 26}));
+}
+
 static int sign_host(const hbs_slhdsa_params *p, uint8_t *sigs, const uint8_t *const *msgs,
                      const size_t *msglens, size_t count, const uint8_t *ctx, size_t ctxlen,
                      hbs_prehash ph, int internal, const uint8_t *sks, size_t nkeys,
@@ -193,7 +202,7 @@ static int sign_host(const hbs_slhdsa_params *p, uint8_t *sigs, const uint8_t *c
 {
     const sp P = make_sp(p);
     const ops *o = ops_for(P);
-    const size_t n = p->n;
+    const size_t n = p->n, sb = p->sig_bytes;
     return run_split(count, [&](device_ctx *d, size_t start, size_t cnt) -> int {
         staged in;
         uint8_t *dsigs, *hsigs;
@@ -207,31 +216,59 @@ static int sign_host(const hbs_slhdsa_params *p, uint8_t *sigs, const uint8_t *c
         if ((err = stage_inputs(d, &in, msgs + start, msglens + start, cnt, ctx, ctxlen, ph,
                                 internal, sks + (nkeys == 1 ? 0 : start * 4 * n), nk * 4 * n,
                                 addrnd ? addrnd + start * n : nullptr, addrnd ? cnt * n : 0)) ||
-            (err = dev_buf(d, D_SIGS, cnt * p->sig_bytes, (void **)&dsigs)) ||
-            (err = host_buf(d, H_SIGS, cnt * p->sig_bytes, (void **)&hsigs)))
+            (err = dev_buf(d, D_SIGS, cnt * sb, (void **)&dsigs)) ||
+            (err = host_buf(d, H_SIGS, cnt * sb, (void **)&hsigs)))
             return err;
-        err = o->sign(d, P, dsigs, in.mp, in.moff, in.mlen, cnt, in.keys, nk, in.rnd, cache,
-                      cnt == 1 && !cache);
-        if (!err) {
-            cudaError_t e = cudaMemcpyAsync(hsigs, dsigs, cnt * p->sig_bytes,
-                                            cudaMemcpyDeviceToHost, d->stream);
-            if (e == cudaSuccess)
-                e = cudaStreamSynchronize(d->stream);
-            if (e != cudaSuccess)
+        /* signing runs on the main stream, the copies back on the side stream */
+        const size_t parts = sign_parts(cnt, sb), per = (cnt + parts - 1) / parts;
+        std::vector<cudaEvent_t> back(parts, nullptr);
+        for (size_t c = 0; !err && c < parts; c++) {
+            const size_t off = c * per, m = std::min(per, cnt - off);
+            err = o->sign(d, P, dsigs + off * sb, in.mp, in.moff + off, in.mlen + off, m,
+                          in.keys + (nk == 1 ? 0 : off * 4 * n), nk == 1 ? 1 : m,
+                          in.rnd ? in.rnd + off * n : nullptr, cache, cnt == 1 && !cache);
+            cudaError_t e = cudaSuccess;
+            if (!err)
+                e = cudaEventCreateWithFlags(&back[c], cudaEventDisableTiming);
+            if (!err && e == cudaSuccess)
+                e = cudaEventRecord(back[c], d->stream);
+            if (!err && e == cudaSuccess)
+                e = cudaStreamWaitEvent(d->side, back[c], 0);
+            if (!err && e == cudaSuccess)
+                e = cudaMemcpyAsync(hsigs + off * sb, dsigs + off * sb, m * sb,
+                                    cudaMemcpyDeviceToHost, d->side);
+            if (!err && e == cudaSuccess)
+                e = cudaEventRecord(back[c], d->side);
+            if (!err && e != cudaSuccess)
                 err = gpu_fail(__FILE__, __LINE__, "copying signatures back", e);
         }
-        if (err) {
-            (void)cudaStreamSynchronize(d->stream);
-            unstage(d, nk * 4 * n, cnt);
-            return err;
+        for (size_t c = 0; !err && c < parts; c++) {
+            const cudaError_t e = cudaEventSynchronize(back[c]);
+            if (e != cudaSuccess) {
+                err = gpu_fail(__FILE__, __LINE__, "copying signatures back", e);
+                break;
+            }
+            const size_t off = c * per, m = std::min(per, cnt - off);
+            host_parallel(m, m * sb, [&](size_t a, size_t b) {
+                memcpy(sigs + (start + off + a) * sb, hsigs + (off + a) * sb, (b - a) * sb);
+            });
         }
+        (void)cudaStreamSynchronize(d->stream);
+        (void)cudaStreamSynchronize(d->side);
+        for (cudaEvent_t ev : back)
+            if (ev)
+                (void)cudaEventDestroy(ev);
         unstage(d, nk * 4 * n, cnt);
-        const size_t sb = p->sig_bytes;
-        host_parallel(cnt, cnt * sb, [&](size_t a, size_t b) {
-            memcpy(sigs + (start + a) * sb, hsigs + a * sb, (b - a) * sb);
-        });
-        return 0;
+        return err;
     });
+}
+
+/* Signatures per part of a verification batch: each part goes up on the side stream while
+ * the part before it is verified on the main stream. Parts stay large (a small part runs
+ * with few signatures per warp, which wastes lanes: verify_kernels.cuh). */
+static size_t verify_part(size_t cnt)
+{
+    return std::min(cnt, std::max<size_t>((cnt + 3) / 4, 8192));
 }
 
 static int verify_host(const hbs_slhdsa_params *p, int *results, const uint8_t *const *sigs,
@@ -248,20 +285,20 @@ static int verify_host(const hbs_slhdsa_params *p, int *results, const uint8_t *
         int *dres, *hres;
         int err;
         const size_t nk = npks == 1 ? 1 : cnt;
-        /* signatures go up in chunks through two pinned halves: the host gathers chunk c + 1
-         * (on several threads) while chunk c is copied */
-        const size_t chunk = std::min<size_t>(cnt, std::max<size_t>(256, ((size_t)64 << 20) / sb));
+        /* the host gathers part c + 1 into one pinned half (on several threads) while part c
+         * is copied from the other */
+        const size_t part = verify_part(cnt);
         if ((err = stage_inputs(d, &in, msgs + start, msglens + start, cnt, ctx, ctxlen, ph,
                                 internal, pks + (npks == 1 ? 0 : start * 2 * n), nk * 2 * n,
                                 nullptr, 0)) ||
-            (err = host_buf(d, H_SIGS, 2 * chunk * sb, (void **)&hsigs)) ||
+            (err = host_buf(d, H_SIGS, 2 * part * sb, (void **)&hsigs)) ||
             (err = dev_buf(d, D_SIGS, cnt * sb, (void **)&dsigs)) ||
             (err = dev_buf(d, D_RES, cnt * sizeof(int), (void **)&dres)) ||
             (err = host_buf(d, H_RES, cnt * sizeof(int), (void **)&hres)))
             return err;
-        for (size_t off = 0, c = 0; off < cnt; off += chunk, c++) {
-            const size_t m = std::min(chunk, cnt - off);
-            uint8_t *half = hsigs + (c & 1) * chunk * sb;
+        for (size_t off = 0, c = 0; off < cnt; off += part, c++) {
+            const size_t m = std::min(part, cnt - off);
+            uint8_t *half = hsigs + (c & 1) * part * sb;
             if (c >= 2)
                 HBS_CUDA(cudaEventSynchronize(d->staged[c & 1]));
             host_parallel(m, m * sb, [&](size_t lo, size_t hi) {
@@ -275,12 +312,16 @@ static int verify_host(const hbs_slhdsa_params *p, int *results, const uint8_t *
                 }
             });
             HBS_CUDA(cudaMemcpyAsync(dsigs + off * sb, half, m * sb, cudaMemcpyHostToDevice,
-                                     d->stream));
-            HBS_CUDA(cudaEventRecord(d->staged[c & 1], d->stream));
+                                     d->side));
+            HBS_CUDA(cudaEventRecord(d->staged[c & 1], d->side));
+            HBS_CUDA(cudaStreamWaitEvent(d->stream, d->staged[c & 1], 0));
+            if ((err = o->verify(d, P, dres + off, dsigs + off * sb, in.mp, in.moff + off,
+                                 in.mlen + off, m, in.keys + (nk == 1 ? 0 : off * 2 * n),
+                                 nk == 1 ? 1 : m))) {
+                (void)cudaStreamSynchronize(d->stream);
+                return err;
+            }
         }
-        /* one launch over the whole batch keeps the GPU full */
-        if ((err = o->verify(d, P, dres, dsigs, in.mp, in.moff, in.mlen, cnt, in.keys, nk)))
-            return err;
         HBS_CUDA(cudaMemcpyAsync(hres, dres, cnt * sizeof(int), cudaMemcpyDeviceToHost,
                                  d->stream));
         HBS_CUDA(cudaStreamSynchronize(d->stream));
@@ -371,8 +412,26 @@ extern "C" int hbs_gpu_slhdsa_sign(const hbs_slhdsa_params *p, uint8_t *sig, con
                                    size_t msglen, const uint8_t *ctx, size_t ctxlen,
                                    hbs_prehash ph, const uint8_t *sk, const uint8_t *addrnd)
 {
-    /* one item: the kernels already spread it over every chain and leaf of the GPU */
-    return sign_entry(p, sig, &msg, &msglen, 1, ctx, ctxlen, ph, 0, sk, 1, addrnd, nullptr);
+    /* its own path (latency.cu): one launch, every tree of the signature at once. Not for
+     * the SHAKE 'f' sets: there one thread's Keccak chain is slower in that kernel than in
+     * the batch kernels, whose graph is faster (H200: 0.20 against 0.29 ms for 128f). */
+    if (p && p->family == SLHDSA_FAMILY_SHAKE && p->hp < 8)
+        return sign_entry(p, sig, &msg, &msglen, 1, ctx, ctxlen, ph, 0, sk, 1, addrnd, nullptr);
+    if (!p || !sig)
+        return HBS_ERR_INVALID_ARGUMENT;
+    int err = !sk || (!msg && msglen) ? HBS_ERR_INVALID_ARGUMENT : 0;
+    if (!err)
+        err = check_ctx(ctx, ctxlen, ph);
+    if (!err)
+        err = hbs_gpu_device_count() ? 0 : HBS_ERR_NO_GPU;
+    if (!err) {
+        device_ctx *d = devices_in_use()[0];
+        std::lock_guard<std::mutex> g(d->lock);
+        err = latency_sign(d, p, sig, msg, msglen, ctx, ctxlen, ph, sk, addrnd);
+    }
+    if (err)
+        hbs_memzero(sig, p->sig_bytes);
+    return err;
 }
 
 extern "C" int hbs_gpu_slhdsa_keygen_many(const hbs_slhdsa_params *p, uint8_t *sks,

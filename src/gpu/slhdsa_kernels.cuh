@@ -373,6 +373,66 @@ __global__ void __launch_bounds__(256) k_fors_tree(sp P, const tree_job *jobs, i
         store_val<FAM, N>(job.root, sh);
 }
 
+/* A thread per FORS tree, for batches with enough trees to fill the GPU: treehash over the
+ * leaves with one pending node per height. Every lane hashes all the time, where a block
+ * per tree leaves most lanes idle in the upper levels (the slow part when H is SHA-512). */
+template <int FAM, int N>
+__global__ void __launch_bounds__(128) k_fors_thread(sp P, const tree_job *jobs, int njobs,
+                                                     const dkey *keys)
+{
+    const int j = blockIdx.x * blockDim.x + threadIdx.x;
+    if (j >= njobs)
+        return;
+    const tree_job &job = jobs[j];
+    kregs<FAM, N> k;
+    k.load(&keys[job.key]);
+    uint32_t sks[N / 4];
+#pragma unroll
+    for (int w = 0; w < N / 4; w++)
+        sks[w] = keys[job.key].sk_seed[w];
+    const uint32_t leaf = job.leaf, nleaves = 1u << P.a;
+    uint32_t pending[9][N / 4]; /* a <= 9 */
+    uint32_t node[N / 4];
+    adrs ad = {0, job.tree, A_FORS_PRF, job.kp, 0, 0};
+#pragma unroll 1
+    for (uint32_t l = 0; l < nleaves; l++) {
+        ad.type = A_FORS_PRF;
+        ad.c = 0;
+        ad.h = job.idx_base + l;
+        thash<FAM, N, 1>(node, k, ad, sks);
+        if (l == leaf)
+            store_val<FAM, N>(job.auth - N, node);
+        ad.type = A_FORS_TREE;
+        thash<FAM, N, 1>(node, k, ad, node);
+        uint32_t idx = l;
+        int z = 0;
+#pragma unroll 1
+        while (true) {
+            if (idx == ((leaf >> z) ^ 1))
+                store_val<FAM, N>(job.auth + (size_t)z * N, node);
+            if (!(idx & 1))
+                break;
+            uint32_t in[N / 2];
+#pragma unroll
+            for (int w = 0; w < N / 4; w++) {
+                in[w] = pending[z][w];
+                in[N / 4 + w] = node[w];
+            }
+            z++;
+            idx >>= 1;
+            ad.c = (uint32_t)z;
+            ad.h = (job.idx_base >> z) + idx;
+            thash<FAM, N, 2>(node, k, ad, in);
+        }
+        if (z < P.a) {
+#pragma unroll
+            for (int w = 0; w < N / 4; w++)
+                pending[z][w] = node[w];
+        }
+    }
+    store_val<FAM, N>(job.root, node);
+}
+
 /* ---- the Merkle reduction: every job's root and authentication path ----
  * A team of threads per tree (several trees per block when they are small) reduces the
  * leaves in place, level by level; rounds read all children before any parent is written. */
@@ -516,122 +576,7 @@ static __global__ void k_top_auth(sp P, const sig_meta *meta, int count, const u
         *reinterpret_cast<uint32_t *>(dst + b) = *reinterpret_cast<const uint32_t *>(src + b);
 }
 
-/* ---- verification: a team of T threads per signature ----
- * Layers are sequential (each message is the root below), so the parallelism inside one
- * signature is its FORS trees and the chains of one layer: the team shares those, and its
- * first thread does T_k, T_len and the authentication path. Teams live inside one warp and
- * swap values through global scratch, ordered by __syncwarp. */
-template <int FAM, int N>
-__device__ void fors_root(uint32_t node[N / 4], const sp &P, const kregs<FAM, N> &k,
-                          const sig_meta &m, const uint8_t *e, uint32_t gi)
-{
-    uint32_t in[N / 2];
-    adrs ad = {0, m.tree, A_FORS_TREE, m.leaf, 0, gi};
-    load_val_bytes<FAM, N>(in, e);
-    thash<FAM, N, 1>(node, k, ad, in);
-    for (int z = 0; z < P.a; z++) {
-        uint32_t sib[N / 4];
-        load_val_bytes<FAM, N>(sib, e + (size_t)(z + 1) * N);
-        const bool right = (gi >> z) & 1;
-#pragma unroll
-        for (int w = 0; w < N / 4; w++) {
-            in[w] = right ? sib[w] : node[w];
-            in[N / 4 + w] = right ? node[w] : sib[w];
-        }
-        ad.c = (uint32_t)z + 1;
-        ad.h = gi >> (z + 1);
-        thash<FAM, N, 2>(node, k, ad, in);
-    }
-}
-
-template <int FAM, int N>
-__global__ void k_verify(sp P, const sig_meta *meta, const uint8_t *digests, int count,
-                         const dkey *keys, const uint8_t *sigs, uint8_t *scratch, int *results,
-                         int team)
-{
-    constexpr int LEN = 2 * N + 3;
-    const size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    const int i = (int)(t / team), lane = (int)(t % team);
-    const bool live = i < count;
-    const unsigned mask = __activemask();
-    const sig_meta m = live ? meta[i] : sig_meta{};
-    const dkey *key = &keys[live ? m.key : 0];
-    kregs<FAM, N> k;
-    k.load(key);
-    const uint8_t *sig = sigs + (size_t)(live ? i : 0) * P.sig_bytes;
-    const uint8_t *md = digests + (size_t)(live ? i : 0) * 64;
-    const int slots = P.k > LEN ? P.k : LEN;
-    uint8_t *scr = scratch + (size_t)(live ? i : 0) * (slots + 1) * N;
-    uint8_t *msgb = scr + (size_t)slots * N;
-    uint32_t node[N / 4], in[N / 2];
-    for (int f = lane; live && f < P.k; f += team) {
-        const uint32_t gi = ((uint32_t)f << P.a) + fors_index(P, md, f);
-        fors_root<FAM, N>(node, P, k, m, sig + N + (size_t)f * (P.a + 1) * N, gi);
-        store_val<FAM, N>(scr + (size_t)f * N, node);
-    }
-    __syncwarp(mask);
-    if (live && lane == 0) {
-        adrs ad = {0, m.tree, A_FORS_ROOTS, m.leaf, 0, 0};
-        thash_mem<FAM, N>(node, k, ad, scr, P.k);
-        store_val<FAM, N>(msgb, node);
-    }
-    __syncwarp(mask);
-    const uint8_t *ht = sig + N + P.fors_bytes;
-    for (int layer = 0; layer < P.d; layer++) {
-        uint8_t msg[N];
-        if (live)
-            for (int b = 0; b < N; b++)
-                msg[b] = msgb[b];
-        const uint64_t tree = shr64(m.tree, layer * P.hp);
-        const uint32_t leaf = layer_leaf(P, m, layer);
-        const uint8_t *ws = ht + (size_t)layer * (LEN + P.hp) * N;
-        __syncwarp(mask); /* everyone has the message before the chains overwrite scratch */
-        for (int c = lane; live && c < LEN; c += team) {
-            const uint32_t digit = wots_digit<N>(msg, 2 * N, c);
-            uint32_t v[N / 4];
-            load_val_bytes<FAM, N>(v, ws + (size_t)c * N);
-            adrs ad = {(uint32_t)layer, tree, A_WOTS_HASH, leaf, (uint32_t)c, 0};
-            for (uint32_t s = digit; s < 15; s++) {
-                ad.h = s;
-                thash<FAM, N, 1>(v, k, ad, v);
-            }
-            store_val<FAM, N>(scr + (size_t)c * N, v);
-        }
-        __syncwarp(mask);
-        if (live && lane == 0) {
-            adrs ad = {(uint32_t)layer, tree, A_WOTS_PK, leaf, 0, 0};
-            thash_mem<FAM, N>(node, k, ad, scr, LEN);
-            ad.type = A_TREE;
-            ad.kp = 0;
-            const uint8_t *auth = ws + (size_t)LEN * N;
-            for (int z = 0; z < P.hp; z++) {
-                uint32_t sib[N / 4];
-                load_val_bytes<FAM, N>(sib, auth + (size_t)z * N);
-                const bool right = (leaf >> z) & 1;
-#pragma unroll
-                for (int w = 0; w < N / 4; w++) {
-                    in[w] = right ? sib[w] : node[w];
-                    in[N / 4 + w] = right ? node[w] : sib[w];
-                }
-                ad.c = (uint32_t)z + 1;
-                ad.h = leaf >> (z + 1);
-                thash<FAM, N, 2>(node, k, ad, in);
-            }
-            store_val<FAM, N>(msgb, node);
-        }
-        __syncwarp(mask);
-    }
-    if (live && lane == 0) {
-        uint32_t root[N / 4];
-        load_val_bytes<FAM, N>(root, key->sk + 3 * N);
-        load_val<FAM, N>(node, msgb);
-        uint32_t diff = 0;
-#pragma unroll
-        for (int w = 0; w < N / 4; w++)
-            diff |= root[w] ^ node[w];
-        results[i] = diff ? HBS_ERR_VERIFY_FAILED : 0;
-    }
-}
+/* Verification kernels: verify_kernels.cuh. */
 
 } // namespace hbs_gpu
 

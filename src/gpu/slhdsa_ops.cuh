@@ -10,6 +10,7 @@
 
 #include "gpu/gpu_internal.h"
 #include "gpu/slhdsa_kernels.cuh"
+#include "gpu/verify_kernels.cuh"
 
 namespace hbs_gpu {
 
@@ -79,16 +80,28 @@ static int xmss_trees(device_ctx *d, const sp &P, const tree_job *jobs, int njob
     return reduce<FAM, N>(d->stream, jobs, njobs, keys, xleaves, P.hp);
 }
 
-/* FORS trees of up to 2^9 leaves are built by one fused kernel unless HBS_GPU_FORS=split
- * (leaves, then the general reduction): kept to compare the two on new GPUs. */
-static inline int fors_fused()
+/* How FORS trees of up to 2^9 leaves are built: a thread per tree when the batch has at
+ * least FORS_THREAD_TREES of them, else a block per tree (one fused kernel).
+ * HBS_GPU_FORS=split (leaves, then the general reduction), =fused or =thread forces one:
+ * kept to compare them on new GPUs. */
+enum { FORS_SPLIT, FORS_FUSED, FORS_THREAD, FORS_AUTO };
+static const size_t FORS_THREAD_TREES = 32768;
+
+static inline int fors_mode(const sp &P, size_t trees)
 {
-    static int on = -1; /* cached one-time init */
-    if (on < 0) {
+    static int forced = -1; /* cached one-time init */
+    if (forced < 0) {
         const char *e = getenv("HBS_GPU_FORS");
-        on = !(e && strcmp(e, "split") == 0);
+        forced = !e ? FORS_AUTO
+                    : strcmp(e, "split") == 0 ? FORS_SPLIT
+                    : strcmp(e, "fused") == 0 ? FORS_FUSED
+                    : strcmp(e, "thread") == 0 ? FORS_THREAD : FORS_AUTO;
     }
-    return on;
+    if (P.a > 9)
+        return FORS_SPLIT;
+    if (forced != FORS_AUTO)
+        return forced;
+    return trees >= FORS_THREAD_TREES ? FORS_THREAD : FORS_FUSED;
 }
 
 /* Per-item memory of a signing chunk, for chunk sizing. */
@@ -206,7 +219,12 @@ static int sign_dev(device_ctx *d, const sp &P, uint8_t *sigs, const uint8_t *mp
         /* FORS on the side stream, beside the hypertree; joined before the WOTS+ step */
         HBS_CUDA(cudaEventRecord(d->fork, d->stream));
         HBS_CUDA(cudaStreamWaitEvent(d->side, d->fork, 0));
-        if (P.a <= 9 && fors_fused()) {
+        const int fm = fors_mode(P, c * P.k);
+        if (fm == FORS_THREAD) {
+            k_fors_thread<FAM, N><<<blocks(c * P.k, 128), 128, 0, d->side>>>(P, fjobs,
+                                                                            (int)(c * P.k), ck);
+            LAUNCH_CHECK();
+        } else if (fm == FORS_FUSED) {
             const int nt = std::min(1 << P.a, 256);
             k_fors_tree<FAM, N><<<(unsigned)(c * P.k), nt, nt * N, d->side>>>(P, fjobs,
                                                                              (int)(c * P.k), ck);
@@ -287,6 +305,26 @@ static int keygen_dev(device_ctx *d, const sp &P, uint8_t *roots, const uint8_t 
     return 0;
 }
 
+/* Signatures per warp in batch verification (see verify_kernels.cuh): as many as keep about
+ * VERIFY_THREADS threads busy. HBS_GPU_VERIFY_G=1..32 forces it (for tuning on new GPUs). */
+static const size_t VERIFY_THREADS = 65536;
+
+static inline int verify_group(size_t count)
+{
+    static int forced = -1; /* cached one-time init */
+    if (forced < 0) {
+        const char *e = getenv("HBS_GPU_VERIFY_G");
+        const int g = e ? atoi(e) : 0;
+        forced = g >= 1 && g <= 32 && (g & (g - 1)) == 0 ? g : 0;
+    }
+    if (forced)
+        return forced;
+    int g = 32;
+    while (g > 1 && count * 32 / (size_t)g < VERIFY_THREADS)
+        g /= 2;
+    return g;
+}
+
 template <int FAM, int N>
 static int verify_dev(device_ctx *d, const sp &P, int *results, const uint8_t *sigs,
                       const uint8_t *mp, const uint64_t *moff, const uint32_t *mlen,
@@ -296,10 +334,7 @@ static int verify_dev(device_ctx *d, const sp &P, int *results, const uint8_t *s
     uint8_t *dig, *scratch;
     sig_meta *meta;
     int err;
-    const size_t per = ((size_t)std::max(P.k, P.len) + 1) * N;
-    /* a team per signature: smaller teams waste fewer lanes on the serial T_len and path,
-     * larger ones fill the GPU when the batch is small */
-    const int team = count >= 49152 ? 4 : count >= 12288 ? 8 : 16;
+    const size_t per = (size_t)std::max(P.k, P.len) * N;
     if ((err = dev_buf(d, D_KEYS, npks * sizeof(dkey), (void **)&keys)) ||
         (err = dev_buf(d, D_DIG, count * 64, (void **)&dig)) ||
         (err = dev_buf(d, D_META, count * sizeof(sig_meta), (void **)&meta)) ||
@@ -312,8 +347,13 @@ static int verify_dev(device_ctx *d, const sp &P, int *results, const uint8_t *s
                                                                  mlen, sigs, dig, meta,
                                                                  (int)count);
     LAUNCH_CHECK();
-    k_verify<FAM, N><<<blocks(count * team, 128), 128, 0, d->stream>>>(
-        P, meta, dig, (int)count, keys, sigs, scratch, results, team);
+    /* one warp per block: blocks spread evenly over the multiprocessors */
+    const int g = verify_group(count);
+    const size_t warps = (count + g - 1) / g;
+    const size_t shmem = (size_t)g * P.len * sizeof(uint16_t);
+    k_verify_pool<FAM, N><<<(unsigned)warps, 32, shmem, d->stream>>>(P, meta, dig, (int)count,
+                                                                     keys, sigs, scratch,
+                                                                     results, g);
     LAUNCH_CHECK();
     return 0;
 }

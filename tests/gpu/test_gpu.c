@@ -819,6 +819,214 @@ static void test_gpu_acvp_sigver(void)
     test_note("%zu/%zu sigVer verdicts", ok, total);
 }
 
+/* ---- verification batches mixing valid and invalid items ---------------------------------- */
+
+/* count items over `distinct` signatures of one key, by pointer: item i is valid unless
+ * i % 7 is 4 (a damaged copy), 5 (one byte short) or 6 (another item's message), and with a
+ * public key per item, unless i % 11 is 5 (another key). With `device`, the same batch
+ * (lengths all right) goes through the device-resident entry point too. Batch sizes pick
+ * how many signatures the GPU gives each warp, so these reach every layout. */
+static void verify_mixed(const hbs_slhdsa_params *p, size_t count, size_t distinct, int many_pks,
+                         int device)
+{
+    const size_t n = hbs_slhdsa_n(p), sb = hbs_slhdsa_sig_bytes(p);
+    uint8_t sks[2 * 4 * HBS_SLHDSA_MAX_N], pks[2 * 2 * HBS_SLHDSA_MAX_N];
+    uint8_t *sigs = malloc(distinct * sb), *bad = malloc(distinct * sb);
+    uint8_t *pkb = malloc(count * 2 * n), *flat = NULL, *mflat = NULL;
+    const uint8_t **sp = malloc(count * sizeof *sp), **mp = malloc(count * sizeof *mp);
+    size_t *sl = malloc(count * sizeof *sl), *ml = malloc(count * sizeof *ml);
+    int *res = malloc(count * sizeof *res), *want = malloc(count * sizeof *want);
+    uint64_t *moff = NULL;
+    uint32_t *mlen = NULL;
+    void *d_sigs = NULL, *d_mp = NULL, *d_off = NULL, *d_len = NULL, *d_pk = NULL, *d_res = NULL;
+    msg_set ms = {0, NULL, NULL};
+    if (!sigs || !bad || !pkb || !sp || !mp || !sl || !ml || !res || !want ||
+        msgs_make(&ms, distinct) || cpu_keys(p, sks, pks, 2)) {
+        CHECK_MSG(0, "setup failed");
+        goto done;
+    }
+    int rc = hbs_gpu_slhdsa_sign_many(p, sigs, (const uint8_t *const *)ms.msgs, ms.lens, distinct,
+                                      NULL, 0, HBS_PREHASH_NONE, sks, 1, NULL);
+    CHECK_MSG(rc == 0, "sign: %d %s", rc, hbs_gpu_last_error());
+    if (rc)
+        goto done;
+    for (size_t s = 0; s < 3; s++) { /* a big enough batch takes another FORS path */
+        const size_t j = s == 0 ? distinct - 1 : rand_below(distinct);
+        CHECK(hbs_slhdsa_sign_ex(p, bad, ms.msgs[j], ms.lens[j], NULL, 0, HBS_PREHASH_NONE, sks,
+                                 NULL) == 0);
+        CHECK_MSG(memcmp(bad, sigs + j * sb, sb) == 0, "%s: signature %zu of %zu differs",
+                  hbs_slhdsa_name(p), j, distinct);
+    }
+    memcpy(bad, sigs, distinct * sb);
+    for (size_t j = 0; j < distinct; j++)
+        bad[j * sb + rand_below(sb)] ^= (uint8_t)(1u << rand_below(8));
+    size_t nvalid = 0;
+    for (size_t i = 0; i < count; i++) {
+        const size_t j = i % distinct, kind = i % 7, jm = kind == 6 ? (j + 1) % distinct : j;
+        sp[i] = (kind == 4 ? bad : sigs) + j * sb;
+        sl[i] = kind == 5 ? sb - 1 : sb;
+        mp[i] = ms.msgs[jm];
+        ml[i] = ms.lens[jm];
+        int ok = kind < 4 || (kind == 6 && ms.lens[jm] == ms.lens[j] &&
+                              memcmp(ms.msgs[jm], ms.msgs[j], ms.lens[j]) == 0);
+        const int other_key = many_pks && i % 11 == 5;
+        memcpy(pkb + i * 2 * n, pks + (other_key ? 2 * n : 0), 2 * n);
+        /* bit 0: valid as given; bit 1: valid at full length (device-resident) */
+        want[i] = (ok && !other_key) | (ok || kind == 5) * !other_key << 1;
+        nvalid += (size_t)(want[i] & 1);
+    }
+    rc = hbs_gpu_slhdsa_verify_many(p, res, sp, sl, mp, ml, count, NULL, 0, HBS_PREHASH_NONE,
+                                    many_pks ? pkb : pks, many_pks ? count : 1);
+    CHECK_MSG(rc == (nvalid == count ? 0 : HBS_ERR_VERIFY_FAILED), "%s: verify of %zu: %d %s",
+              hbs_slhdsa_name(p), count, rc, hbs_gpu_last_error());
+    size_t wrong = 0;
+    for (size_t i = 0; i < count; i++)
+        wrong += (res[i] == 0) != (want[i] & 1) ||
+                 (res[i] != 0 && res[i] != HBS_ERR_VERIFY_FAILED);
+    CHECK_MSG(wrong == 0, "%s: %zu of %zu verdicts wrong", hbs_slhdsa_name(p), wrong, count);
+    if (device) {
+        /* M' of pure signing with an empty context: 0, 0, M */
+        size_t total = 0;
+        for (size_t i = 0; i < count; i++)
+            total += 2 + ml[i];
+        flat = malloc(count * sb);
+        mflat = malloc(total + 1);
+        moff = malloc(count * sizeof *moff);
+        mlen = malloc(count * sizeof *mlen);
+        if (!flat || !mflat || !moff || !mlen) {
+            CHECK_MSG(0, "out of memory");
+            goto done;
+        }
+        size_t pos = 0;
+        for (size_t i = 0; i < count; i++) {
+            memcpy(flat + i * sb, sp[i], sb);
+            moff[i] = pos;
+            mlen[i] = (uint32_t)(2 + ml[i]);
+            mflat[pos] = 0;
+            mflat[pos + 1] = 0;
+            if (ml[i])
+                memcpy(mflat + pos + 2, mp[i], ml[i]);
+            pos += 2 + ml[i];
+        }
+        const size_t npk = many_pks ? count : 1;
+        rc = hbs_gpu_alloc(0, &d_sigs, count * sb);
+        if (!rc) rc = hbs_gpu_alloc(0, &d_mp, total + 1);
+        if (!rc) rc = hbs_gpu_alloc(0, &d_off, count * sizeof *moff);
+        if (!rc) rc = hbs_gpu_alloc(0, &d_len, count * sizeof *mlen);
+        if (!rc) rc = hbs_gpu_alloc(0, &d_pk, npk * 2 * n);
+        if (!rc) rc = hbs_gpu_alloc(0, &d_res, count * sizeof(int));
+        if (!rc) rc = hbs_gpu_copy_to(0, d_sigs, flat, count * sb);
+        if (!rc) rc = hbs_gpu_copy_to(0, d_mp, mflat, total + 1);
+        if (!rc) rc = hbs_gpu_copy_to(0, d_off, moff, count * sizeof *moff);
+        if (!rc) rc = hbs_gpu_copy_to(0, d_len, mlen, count * sizeof *mlen);
+        if (!rc) rc = hbs_gpu_copy_to(0, d_pk, many_pks ? pkb : pks, npk * 2 * n);
+        if (!rc)
+            rc = hbs_gpu_slhdsa_verify_device(p, 0, d_res, d_sigs, d_mp, d_off, d_len, count,
+                                              d_pk, npk);
+        if (!rc) rc = hbs_gpu_copy_from(0, res, d_res, count * sizeof(int));
+        CHECK_MSG(rc == 0, "%s: device-resident verify: %d %s", hbs_slhdsa_name(p), rc,
+                  hbs_gpu_last_error());
+        wrong = 0;
+        for (size_t i = 0; rc == 0 && i < count; i++)
+            wrong += (res[i] == 0) != (want[i] >> 1) ||
+                     (res[i] != 0 && res[i] != HBS_ERR_VERIFY_FAILED);
+        CHECK_MSG(wrong == 0, "%s: device-resident: %zu of %zu verdicts wrong",
+                  hbs_slhdsa_name(p), wrong, count);
+    }
+    test_note("%s: %zu items (%zu valid)%s%s", hbs_slhdsa_name(p), count, nvalid,
+              many_pks ? ", a key each" : "", device ? ", also device-resident" : "");
+done:
+    hbs_gpu_free(0, d_sigs);
+    hbs_gpu_free(0, d_mp);
+    hbs_gpu_free(0, d_off);
+    hbs_gpu_free(0, d_len);
+    hbs_gpu_free(0, d_pk);
+    hbs_gpu_free(0, d_res);
+    free(sigs);
+    free(bad);
+    free(pkb);
+    free(flat);
+    free(mflat);
+    free(moff);
+    free(mlen);
+    free(sp);
+    free(mp);
+    free(sl);
+    free(ml);
+    free(res);
+    free(want);
+    msgs_free(&ms);
+}
+
+static void test_gpu_verify_mixed(void)
+{
+    if (!have_gpu())
+        return;
+    const hbs_slhdsa_params *f128 = hbs_slhdsa_params_get(HBS_SLHDSA_SHA2_128F);
+    static const size_t small[] = {1, 2, 33};
+    for (size_t i = 0; i < sizeof small / sizeof small[0]; i++)
+        verify_mixed(f128, small[i], 7, (int)(i & 1), 1);
+    verify_mixed(f128, 70000, 500, 0, 0);
+    verify_mixed(f128, 70000, 500, 1, 1);
+    verify_mixed(hbs_slhdsa_params_get(HBS_SLHDSA_SHA2_256F), 5000, 100, 1, 1);
+    verify_mixed(hbs_slhdsa_params_get(HBS_SLHDSA_SHAKE_192F), 3000, 50, 0, 1);
+    verify_mixed(hbs_slhdsa_params_get(HBS_SLHDSA_SHA2_192F), 3000, 1100, 1, 0);
+    verify_mixed(hbs_slhdsa_params_get(HBS_SLHDSA_SHA2_192S), 600, 20, 1, 0);
+}
+
+/* ---- the one-signature path over every set ------------------------------------------------
+ * hbs_gpu_slhdsa_sign hashes the message on the host and builds every tree in one kernel:
+ * each set, pure and pre-hash, with and without a context, deterministic and hedged, must
+ * give the CPU's signature. */
+static void test_gpu_latency_all_sets(void)
+{
+    if (!have_gpu())
+        return;
+    size_t done = 0;
+    for (int id = 0; id < HBS_SLHDSA_NUM_PARAMS && !test_failed(); id++) {
+        const hbs_slhdsa_params *p = hbs_slhdsa_params_get((hbs_slhdsa_id)id);
+        const size_t n = hbs_slhdsa_n(p), sb = hbs_slhdsa_sig_bytes(p);
+        uint8_t sk[HBS_SLHDSA_MAX_SK_BYTES], pk[HBS_SLHDSA_MAX_PK_BYTES], msg[200], ctx[255],
+            rnd[HBS_SLHDSA_MAX_N];
+        uint8_t *gpu = malloc(sb), *cpu = malloc(sb);
+        if (!gpu || !cpu || cpu_keys(p, sk, pk, 1)) {
+            CHECK_MSG(0, "setup failed");
+            free(gpu);
+            free(cpu);
+            continue;
+        }
+        for (int c = 0; c < 4; c++) {
+            /* c: bit 0 hedged, bit 1 pre-hash; a context in cases 1 and 2 */
+            const size_t mlen = rand_below(sizeof msg + 1);
+            const size_t clen = c == 1 || c == 2 ? 1 + rand_below(sizeof ctx) : 0;
+            const hbs_prehash ph =
+                c & 2 ? prehashes[(size_t)(id + c) % (sizeof prehashes / sizeof prehashes[0])]
+                      : HBS_PREHASH_NONE;
+            const uint8_t *m = mlen ? msg : NULL, *r = c & 1 ? rnd : NULL;
+            test_rand_bytes(msg, sizeof msg);
+            test_rand_bytes(ctx, sizeof ctx);
+            test_rand_bytes(rnd, n);
+            int rc = hbs_gpu_slhdsa_sign(p, gpu, m, mlen, ctx, clen, ph, sk, r);
+            CHECK_MSG(rc == 0, "%s case %d: %d %s", hbs_slhdsa_name(p), c, rc,
+                      hbs_gpu_last_error());
+            CHECK(hbs_slhdsa_sign_ex(p, cpu, m, mlen, ctx, clen, ph, sk, r) == 0);
+            if (rc == 0 && memcmp(gpu, cpu, sb) != 0) {
+                size_t at = 0;
+                while (gpu[at] == cpu[at])
+                    at++;
+                CHECK_MSG(0, "%s case %d (msg %zu bytes, ctx %zu, ph %d): differs from the CPU "
+                          "at byte %zu of %zu", hbs_slhdsa_name(p), c, mlen, clen, (int)ph, at,
+                          sb);
+            }
+            done++;
+        }
+        free(gpu);
+        free(cpu);
+    }
+    test_note("%zu single signatures (12 sets, pure/pre-hash, context, hedged) match the CPU",
+              done);
+}
+
 const hbs_test hbs_tests_gpu[] = {
     {"misuse", test_gpu_misuse},
     {"keygen", test_gpu_keygen},
@@ -830,5 +1038,7 @@ const hbs_test hbs_tests_gpu[] = {
     {"acvp_keygen", test_gpu_acvp_keygen},
     {"acvp_siggen", test_gpu_acvp_siggen},
     {"acvp_sigver", test_gpu_acvp_sigver},
+    {"verify_mixed", test_gpu_verify_mixed},
+    {"latency_all_sets", test_gpu_latency_all_sets},
     {NULL, NULL},
 };

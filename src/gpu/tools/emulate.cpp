@@ -7,7 +7,9 @@
 //   cmake --build build            # any build: the C library is all it links
 //   g++ -std=c++20 -O2 -w -Iinclude -Isrc src/gpu/tools/emulate.cpp build/libhbs.a \
 //       -lpthread -o /tmp/emulate
-//   /tmp/emulate [set-index|-1 [cached 0|1]]     # HBS_GPU_FORS=split: the unfused FORS path
+//   /tmp/emulate [set-index|-1 [cached 0|1]]     # HBS_GPU_FORS=split|thread: other FORS paths
+//   EMU_G (signatures per warp in verification, default 2), EMU_COUNT (signatures, default 2),
+//   EMU_MISALIGN=1 (verify signatures at an odd address)
 //
 // Slow (the s sets take about 10 s each): one or two signatures per set.
 #include <barrier>
@@ -43,12 +45,21 @@ static inline uint32_t __byte_perm(uint32_t x, uint32_t y, uint32_t sel)
     return r;
 }
 static inline void __syncthreads() { cur_bar->arrive_and_wait(); }
-static inline void __syncwarp(unsigned) { cur_bar->arrive_and_wait(); }
+static inline void __syncwarp(unsigned = 0xffffffffu) { cur_bar->arrive_and_wait(); }
+// warp exchanges (blocks of one warp here): write, barrier, read, barrier
+static int g_x[1024];
+static inline unsigned __ballot_sync(unsigned, int p) { cur_bar->arrive_and_wait(); g_x[threadIdx.x] = p != 0; cur_bar->arrive_and_wait(); unsigned r = 0; unsigned w = threadIdx.x & ~31u; for (unsigned i = 0; i < 32; i++) r |= (unsigned)g_x[w + i] << i; cur_bar->arrive_and_wait(); return r; }
+static inline int __shfl_up_sync(unsigned, int v, int off) { cur_bar->arrive_and_wait(); g_x[threadIdx.x] = v; cur_bar->arrive_and_wait(); unsigned l = threadIdx.x & 31; int r = l >= (unsigned)off ? g_x[threadIdx.x - off] : v; cur_bar->arrive_and_wait(); return r; }
+static inline int __shfl_sync(unsigned, int v, int src) { cur_bar->arrive_and_wait(); g_x[threadIdx.x] = v; cur_bar->arrive_and_wait(); int r = g_x[(threadIdx.x & ~31u) + src]; cur_bar->arrive_and_wait(); return r; }
+static inline int __popc(unsigned v) { return __builtin_popcount(v); }
+using std::min; using std::max;
 static inline unsigned __activemask() { return 0xffffffffu; }
 
 #define __shared__
-namespace hbs_gpu { uint32_t sh[4096]; }
+namespace hbs_gpu { uint32_t sh[4096]; uint16_t vpool[8192]; }
+#include <algorithm>
 #include "gpu/slhdsa_kernels.cuh"
+#include "gpu/verify_kernels.cuh"
 
 
 extern "C" {
@@ -160,7 +171,9 @@ static int run_set(const hbs_slhdsa_params *p, int count, int use_cache)
     launch(nb(count, 64), 64, false, [&]() { k_make_jobs_sign(P, meta.data(), dig.data(), count, nl, sigs.data(), xroots.data(), froots.data(), wsave.data(), xjobs.data(), fjobs.data()); });
     const size_t nfl = ((size_t)count * P.k) << P.a;
     const char *fors_env = getenv("HBS_GPU_FORS");
-    if (P.a <= 9 && !(fors_env && strcmp(fors_env, "split") == 0)) {
+    if (P.a <= 9 && fors_env && strcmp(fors_env, "thread") == 0) {
+        launch(nb(count * P.k, 128), 128, false, [&]() { k_fors_thread<FAM, N>(P, fjobs.data(), count * P.k, keys.data()); });
+    } else if (P.a <= 9 && !(fors_env && strcmp(fors_env, "split") == 0)) {
         const int nt = std::min(1 << P.a, 256);
         launch(count * P.k, nt, true, [&]() { k_fors_tree<FAM, N>(P, fjobs.data(), count * P.k, keys.data()); });
     } else {
@@ -207,10 +220,13 @@ static int run_set(const hbs_slhdsa_params *p, int count, int use_cache)
     std::vector<sig_meta> vmeta(count);
     std::vector<uint8_t> vdig(count * 64);
     launch(nb(count, 64), 64, false, [&]() { k_msg_verify<FAM, N>(P, vkeys.data(), one, msgs.data(), moff.data(), mlen.data(), vs.data(), vdig.data(), vmeta.data(), count); });
-    const int team = 8;
-    std::vector<uint8_t> scr((size_t)count * (std::max(P.k, L) + 1) * n);
+    const int G = getenv("EMU_G") ? atoi(getenv("EMU_G")) : 2;
+    std::vector<uint8_t> scr((size_t)count * std::max(P.k, L) * n);
     std::vector<int> res(count, 7);
-    launch(nb(count * team, 32), 32, true, [&]() { k_verify<FAM, N>(P, vmeta.data(), vdig.data(), count, vkeys.data(), vs.data(), scr.data(), res.data(), team); });
+    std::vector<uint8_t> vs1(vs.size() + 1); /* misaligned copy when EMU_MISALIGN */
+    const uint8_t *vsp = vs.data();
+    if (getenv("EMU_MISALIGN")) { memcpy(vs1.data() + 1, vs.data(), vs.size()); vsp = vs1.data() + 1; }
+    launch(nb(count, G), 32, true, [&]() { k_verify_pool<FAM, N>(P, vmeta.data(), vdig.data(), count, vkeys.data(), vsp, scr.data(), res.data(), G); });
     for (int i = 0; i < count; i++) {
         int want = i == 1 ? HBS_ERR_VERIFY_FAILED : 0;
         if (res[i] != want) { printf("  verify %d: %d, want %d\n", i, res[i], want); bad++; }
@@ -226,7 +242,7 @@ int main(int argc, char **argv)
     for (int id = 0; id < HBS_SLHDSA_NUM_PARAMS; id++) {
         if (only >= 0 && id != only) continue;
         const hbs_slhdsa_params *p = hbs_slhdsa_params_get((hbs_slhdsa_id)id);
-        const int count = 2;
+        const int count = getenv("EMU_COUNT") ? atoi(getenv("EMU_COUNT")) : 2;
         int bad;
         switch ((p->family == SLHDSA_FAMILY_SHAKE) * 3 + (p->n - 16) / 8) {
         case 0: bad = run_set<FAM_SHA2, 16>(p, count, cache); break;

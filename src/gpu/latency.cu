@@ -1,0 +1,306 @@
+/* The one-signature path, host side: hashes the message on the CPU, cuts the signature's
+ * trees into blocks, launches the kernel of latency.cuh and waits for its flag in mapped
+ * host memory (sooner than a stream synchronisation, and no copy command). */
+#include <cuda_runtime.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <algorithm>
+#include <atomic>
+#include <mutex>
+#include <vector>
+
+#include "gpu/latency.cuh"
+
+extern "C" {
+#include "slhdsa/params.h"
+#include "slhdsa/prehash.h"
+#include "slhdsa/thash.h"
+}
+
+namespace hbs_gpu {
+
+/* What one GPU keeps for this path: its own stream, device scratch (arrival counters first,
+ * zero between signatures) and mapped pinned memory (the flag, then the signature). */
+struct lat_state {
+    cudaStream_t stream = nullptr;
+    uint8_t *dev = nullptr;
+    size_t dev_cap = 0;
+    uint8_t *host = nullptr, *host_dev = nullptr;
+    size_t host_cap = 0;
+    uint32_t seq = 0;
+    bool dirty = false; /* a launch failed: the counters may be mid-count */
+};
+
+enum { LAT_COUNTERS = 256, LAT_FLAG = 64 };
+
+static std::mutex states_lock;
+static std::vector<lat_state *> states;
+
+static lat_state *state_for(int ordinal)
+{
+    std::lock_guard<std::mutex> g(states_lock);
+    if (states.size() <= (size_t)ordinal)
+        states.resize((size_t)ordinal + 1, nullptr);
+    if (!states[(size_t)ordinal])
+        states[(size_t)ordinal] = new lat_state;
+    return states[(size_t)ordinal];
+}
+
+static size_t round256(size_t v) { return (v + 255) & ~(size_t)255; }
+
+static int round32(int v) { return (v + 31) & ~31; }
+
+static int floor_log2(unsigned v)
+{
+    int r = 0;
+    while ((2u << r) <= v)
+        r++;
+    return r;
+}
+
+/* HBS_GPU_LAT_LPB / HBS_GPU_LAT_FPB: log2 of the leaves a block takes of a hypertree layer
+ * / of a FORS tree, to compare cuts on a new GPU (read once; -1 when unset). */
+static int env_lg(const char *name)
+{
+    const char *e = getenv(name);
+    return e && *e ? atoi(e) : -1;
+}
+
+static const lat_kernel &kernel_for(const hbs_slhdsa_params *p)
+{
+    static const lat_kernel table[2][3] = {
+        {latency_sha2_16(), latency_sha2_24(), latency_sha2_32()},
+        {latency_shake_16(), latency_shake_24(), latency_shake_32()}};
+    return table[p->family == SLHDSA_FAMILY_SHAKE][(p->n - 16) / 8];
+}
+
+/* How one set's signature is cut into blocks, and the scratch it needs. */
+struct lat_plan {
+    lat_shape s;
+    int blocks, threads, smem;
+    size_t o_sig, o_wsave, o_roots, o_groots, dev_bytes;
+};
+
+static void plan_for(const hbs_slhdsa_params *p, lat_plan *pl)
+{
+    const int maxt = kernel_for(p).max_threads;
+    static const int env_lpb = env_lg("HBS_GPU_LAT_LPB"), env_fpb = env_lg("HBS_GPU_LAT_FPB");
+    const int n = (int)p->n, len = (int)p->len, hp = (int)p->hp, a = (int)p->a;
+    const int d = (int)p->d, k = (int)p->k;
+    /* The 's' sets have work enough to fill the GPU many times over: blocks of eight leaves
+     * spread it evenly over the SMs. The 'f' sets are bound by the chain of one leaf and
+     * its tree: a whole tree per block where it fits, so no block waits for another. */
+    const bool small = hp >= 8;
+    int lpb = hp;
+    while (round32(len << lpb) > maxt || (small && lpb > 3))
+        lpb--;
+    if (env_lpb >= 0)
+        lpb = std::min(env_lpb, hp);
+    while (lpb > 0 && round32(len << lpb) > maxt)
+        lpb--;
+    const int threads = round32(len << lpb);
+    /* FORS leaves cost two hashes against a chain's sixteen: in the 's' sets a thread takes
+     * two; the tree and its levels stay within 32 KB of shared memory */
+    int fpb = std::min(a, floor_log2((unsigned)threads) + (small ? 1 : 0));
+    if (env_fpb >= 0)
+        fpb = std::min(env_fpb, a);
+    while (fpb > 0 && (2 * n << fpb) > 32768)
+        fpb--;
+    pl->s.d = d;
+    pl->s.hp = hp;
+    pl->s.a = a;
+    pl->s.k = k;
+    pl->s.sig_bytes = (int)p->sig_bytes;
+    pl->s.fors_bytes = (int)p->fors_sig_bytes;
+    pl->s.xg_lg = hp - lpb;
+    pl->s.fg_lg = a - fpb;
+    pl->threads = threads;
+    pl->blocks = (d << pl->s.xg_lg) + (k << pl->s.fg_lg);
+    pl->smem = std::max({(len << lpb) * n + (2 * n << lpb), 2 * n << pl->s.xg_lg,
+                         2 * n << fpb, 2 * n << pl->s.fg_lg, k * n, d * n});
+    pl->o_sig = LAT_COUNTERS;
+    pl->o_wsave = pl->o_sig + round256(p->sig_bytes);
+    pl->o_roots = pl->o_wsave + round256((size_t)d * len * 16 * n);
+    pl->o_groots = pl->o_roots + round256((size_t)(d + k + 1) * n);
+    pl->dev_bytes = pl->o_groots + round256((size_t)((d << pl->s.xg_lg) + (k << pl->s.fg_lg)) * n);
+}
+
+/* Device scratch and mapped host memory of at least the plan's sizes. */
+static int state_ready(lat_state *st, const lat_plan &pl)
+{
+    if (!st->stream)
+        HBS_CUDA(cudaStreamCreateWithFlags(&st->stream, cudaStreamNonBlocking));
+    const size_t hb = LAT_FLAG + (size_t)pl.s.sig_bytes;
+    if (st->dev_cap < pl.dev_bytes || st->host_cap < hb) {
+        HBS_CUDA(cudaStreamSynchronize(st->stream));
+    }
+    if (st->dev_cap < pl.dev_bytes) {
+        if (st->dev)
+            HBS_CUDA(cudaFree(st->dev));
+        st->dev = nullptr;
+        st->dev_cap = 0;
+        HBS_CUDA(cudaMalloc(&st->dev, pl.dev_bytes));
+        st->dev_cap = pl.dev_bytes;
+        st->dirty = true;
+    }
+    if (st->host_cap < hb) {
+        if (st->host)
+            HBS_CUDA(cudaFreeHost(st->host));
+        st->host = nullptr;
+        st->host_cap = 0;
+        HBS_CUDA(cudaHostAlloc(&st->host, hb, cudaHostAllocMapped));
+        st->host_cap = hb;
+        memset(st->host, 0, LAT_FLAG);
+        HBS_CUDA(cudaHostGetDevicePointer(reinterpret_cast<void **>(&st->host_dev), st->host, 0));
+    }
+    if (st->dirty) {
+        HBS_CUDA(cudaMemsetAsync(st->dev, 0, LAT_COUNTERS, st->stream));
+        st->dirty = false;
+    }
+    return 0;
+}
+
+static inline void cpu_relax()
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
+/* Spins on the flag the last block writes after the signature; asks the stream now and then
+ * so that a failed kernel is an error, not a hang. */
+static int wait_flag(lat_state *st, uint32_t seq)
+{
+    const volatile uint32_t *flag = reinterpret_cast<const volatile uint32_t *>(st->host);
+    for (unsigned spins = 1;; spins++) {
+        if (*flag == seq)
+            break;
+        if ((spins & 4095) == 0) {
+            const cudaError_t e = cudaStreamQuery(st->stream);
+            if (e == cudaSuccess && *flag != seq) {
+                st->dirty = true;
+                return gpu_fail(__FILE__, __LINE__, "k_lat_sign ended without its flag",
+                                cudaErrorLaunchFailure);
+            }
+            if (e != cudaSuccess && e != cudaErrorNotReady) {
+                st->dirty = true;
+                return gpu_fail(__FILE__, __LINE__, "k_lat_sign", e);
+            }
+        }
+        cpu_relax();
+    }
+    std::atomic_thread_fence(std::memory_order_acquire);
+    return 0;
+}
+
+static uint64_t load_be(const uint8_t *p, size_t len)
+{
+    uint64_t v = 0;
+    for (size_t i = 0; i < len; i++)
+        v = v << 8 | p[i];
+    return v;
+}
+
+/* Family words (thash.cuh): big-endian for SHA-2, little-endian for SHAKE. */
+static void family_words(uint32_t *w, const uint8_t *b, size_t n, bool shake)
+{
+    for (size_t i = 0; i < n / 4; i++) {
+        const uint32_t be = (uint32_t)load_be(b + 4 * i, 4);
+        w[i] = shake ? __builtin_bswap32(be) : be;
+    }
+}
+
+/* R (into r) and H_msg on the CPU; fills the job's key words and indices. */
+static void hash_message(const hbs_slhdsa_params *p, lat_job *j, uint8_t *r, const uint8_t *msg,
+                         size_t msglen, const uint8_t *ctx, size_t ctxlen, hbs_prehash ph,
+                         const uint8_t *sk, const uint8_t *addrnd)
+{
+    static const uint8_t empty[1] = {0};
+    uint8_t pre[2 + HBS_SLHDSA_MAX_CONTEXT_BYTES + SLHDSA_PREHASH_OID_BYTES +
+                SLHDSA_PREHASH_MAX_DIGEST];
+    uint8_t dg[SLHDSA_MAX_M];
+    const size_t n = p->n;
+    slhdsa_msg m;
+    pre[0] = ph == HBS_PREHASH_NONE ? 0 : 1;
+    pre[1] = (uint8_t)ctxlen;
+    if (ctxlen)
+        memcpy(pre + 2, ctx, ctxlen);
+    m.pre = pre;
+    m.prelen = 2 + ctxlen;
+    if (ph != HBS_PREHASH_NONE)
+        m.prelen += hbs_slhdsa_prehash(pre + m.prelen, ph, msg ? msg : empty, msglen);
+    /* pure signing hashes M itself; HashSLH-DSA only the prefix, which holds PH(M) */
+    m.msg = ph == HBS_PREHASH_NONE && msg ? msg : empty;
+    m.msglen = ph == HBS_PREHASH_NONE ? msglen : 0;
+
+    slhdsa_ctx c;
+    hbs_slhdsa_ctx_init(&c, p, sk + 2 * n, sk);
+    hbs_slhdsa_prf_msg(&c, r, sk + n, addrnd ? addrnd : sk + 2 * n, &m);
+    hbs_slhdsa_h_msg(&c, dg, r, sk + 3 * n, &m);
+    const bool shake = p->family == SLHDSA_FAMILY_SHAKE;
+    memcpy(j->s256, c.sha256_seeded.h, sizeof j->s256);
+    memcpy(j->s512, c.sha512_seeded.h, sizeof j->s512);
+    family_words(j->pk_seed, sk + 2 * n, n, shake);
+    family_words(j->sk_seed, sk, n, shake);
+    hbs_slhdsa_ctx_wipe(&c);
+
+    /* the digest: k FORS indices of a bits, then the tree and the leaf (FIPS 205, alg. 19) */
+    const size_t md = (p->k * p->a + 7) / 8, tbits = p->h - p->hp;
+    const size_t tb = (tbits + 7) / 8, lb = (p->hp + 7) / 8;
+    j->tree = load_be(dg + md, tb);
+    if (tbits < 64)
+        j->tree &= ((uint64_t)1 << tbits) - 1;
+    j->leaf = (uint32_t)(load_be(dg + md + tb, lb) & ((1u << p->hp) - 1));
+    for (uint32_t i = 0; i < p->k; i++) {
+        uint32_t v = 0;
+        for (uint32_t b = i * p->a; b < (i + 1) * p->a; b++)
+            v = v << 1 | ((dg[b >> 3] >> (7 - (b & 7))) & 1u);
+        j->fidx[i] = (uint16_t)v;
+    }
+    hbs_memzero(dg, sizeof dg);
+}
+
+int latency_sign(device_ctx *d, const hbs_slhdsa_params *p, uint8_t *sig, const uint8_t *msg,
+                 size_t msglen, const uint8_t *ctx, size_t ctxlen, hbs_prehash ph,
+                 const uint8_t *sk, const uint8_t *addrnd)
+{
+    lat_state *st = state_for(d->ordinal);
+    lat_plan pl;
+    int err;
+    plan_for(p, &pl);
+    HBS_CUDA(cudaSetDevice(d->ordinal));
+    if ((err = state_ready(st, pl)))
+        return err;
+    lat_job j;
+    uint8_t r[SLHDSA_MAX_N];
+    memset(&j, 0, sizeof j);
+    hash_message(p, &j, r, msg, msglen, ctx, ctxlen, ph, sk, addrnd);
+    if (++st->seq == 0) /* never 0, the flag's first value */
+        st->seq = 1;
+    const uint32_t seq = j.seq = st->seq;
+    j.s = pl.s;
+    j.blocks = pl.blocks;
+    j.threads = pl.threads;
+    j.smem = pl.smem;
+    j.counters = reinterpret_cast<uint32_t *>(st->dev);
+    j.sig = st->dev + pl.o_sig;
+    j.wsave = st->dev + pl.o_wsave;
+    j.roots = st->dev + pl.o_roots;
+    j.groots = reinterpret_cast<uint32_t *>(st->dev + pl.o_groots);
+    j.host_flag = reinterpret_cast<uint32_t *>(st->host_dev);
+    j.host_sig = st->host_dev + LAT_FLAG;
+    err = kernel_for(p).launch(j, st->stream);
+    hbs_memzero(&j, sizeof j);
+    if (err) {
+        st->dirty = true;
+        return err;
+    }
+    if ((err = wait_flag(st, seq)))
+        return err;
+    memcpy(sig, st->host + LAT_FLAG, p->sig_bytes);
+    memcpy(sig, r, p->n);
+    return 0;
+}
+
+} // namespace hbs_gpu

@@ -1,0 +1,372 @@
+/* The one-signature path (hbs_gpu_slhdsa_sign): one kernel launch per signature.
+ *
+ * The host hashes the message (R and H_msg are a few compressions, faster on the CPU than
+ * in one GPU thread), so every tree and leaf index is known before the launch and travels
+ * in the kernel's parameters with the key: nothing is copied to the device. Every XMSS tree
+ * of every hypertree layer and every FORS tree is then independent, so all of them are
+ * built at once: a block takes a run of leaves of one tree (a thread per WOTS+ chain or per
+ * FORS leaf) and reduces them to a subtree root in shared memory; the block arriving last
+ * at a tree joins the subtree roots. The block arriving last of all knows every layer's
+ * message, copies each layer's WOTS+ signature from the chain values saved on the way, and
+ * writes the whole signature straight into mapped host memory, then a flag the host polls.
+ * The critical path is one leaf (PRF, 15 F, T_len) and one tree's height of H, plus the
+ * launch and the copy out. */
+#ifndef HBS_GPU_LATENCY_CUH
+#define HBS_GPU_LATENCY_CUH
+
+#include <cuda_runtime.h>
+#include <string.h>
+
+#include "gpu/gpu_internal.h"
+#include "gpu/thash.cuh"
+#include "hbs/slhdsa.h"
+
+namespace hbs_gpu {
+
+enum { LAT_MAX_K = 35 };
+
+/* The largest block each kernel takes and the blocks per SM it is compiled for (its
+ * register budget): in the 's' sets every SM should hold a thousand chains or so at once.
+ * The SHA-2 chains need few registers (SHA-512, for H and T at n > 16, spills a little);
+ * Keccak needs about 96, so the SHAKE blocks are smaller. */
+template <int FAM, int N> struct lat_bounds {
+    static constexpr int threads = FAM == FAM_SHA2 ? (N == 16 ? 288 : N == 24 ? 416 : 544)
+                                                   : (N == 24 ? 224 : 288);
+    static constexpr int per_sm = FAM == FAM_SHA2 ? (N == 16 ? 4 : 2) : (N == 24 ? 3 : 2);
+};
+
+/* How one signature's work is cut into blocks. */
+struct lat_shape {
+    int d, hp, a, k;
+    int sig_bytes, fors_bytes;
+    int xg_lg; /* log2 of the blocks per hypertree layer */
+    int fg_lg; /* log2 of the blocks per FORS tree */
+};
+
+/* One signature as the host prepared it: the key as family words and midstates, where the
+ * digest points, where the scratch is. Non-template, so the host code needs no kernels. */
+struct lat_job {
+    uint32_t s256[8];
+    uint64_t s512[8];
+    uint32_t pk_seed[8], sk_seed[8];
+    uint64_t tree;
+    uint32_t leaf, seq;
+    uint16_t fidx[LAT_MAX_K];
+    lat_shape s;
+    int blocks, threads, smem;
+    uint8_t *sig, *wsave, *roots, *host_sig;
+    uint32_t *groots, *counters, *host_flag;
+};
+
+/* One (family, n): its launcher (one signature's kernel on stream st) and its largest block. */
+struct lat_kernel {
+    int (*launch)(const lat_job &, cudaStream_t);
+    int max_threads;
+};
+lat_kernel latency_sha2_16();
+lat_kernel latency_sha2_24();
+lat_kernel latency_sha2_32();
+lat_kernel latency_shake_16();
+lat_kernel latency_shake_24();
+lat_kernel latency_shake_32();
+
+/* The host driver (latency.cu): hbs_gpu_slhdsa_sign's work on GPU d, d->lock held. */
+int latency_sign(device_ctx *d, const hbs_slhdsa_params *p, uint8_t *sig, const uint8_t *msg,
+                 size_t msglen, const uint8_t *ctx, size_t ctxlen, hbs_prehash ph,
+                 const uint8_t *sk, const uint8_t *addrnd);
+
+/* The kernel's parameters: the key words live in the parameter space (constant bank), so the
+ * hashes read the midstate from there rather than holding it in registers. */
+template <int FAM, int N> struct lat_args {
+    kregs<FAM, N> k;
+    uint32_t sk_seed[N / 4];
+    lat_shape s;
+    uint64_t tree;
+    uint32_t leaf, seq;
+    uint16_t fidx[LAT_MAX_K];
+    uint8_t *sig;       /* the signature in device memory, as laid out in FIPS 205 */
+    uint8_t *wsave;     /* all 16 values of each chain of each layer's signed leaf */
+    uint8_t *roots;     /* layer roots (d), FORS roots (k), FORS public key: bytes */
+    uint32_t *groots;   /* subtree roots of the blocks of each tree: family words */
+    uint32_t *counters; /* arrivals: per layer, per FORS tree, FORS trees, units */
+    uint8_t *host_sig;  /* mapped pinned memory, as the device addresses it */
+    uint32_t *host_flag;
+};
+
+__device__ __forceinline__ uint64_t lat_shr(uint64_t v, int s) { return s >= 64 ? 0 : v >> s; }
+
+template <int N> __device__ __forceinline__ void node_get(uint32_t v[N / 4], const uint32_t *p)
+{
+#pragma unroll
+    for (int w = 0; w < N / 4; w++)
+        v[w] = p[w];
+}
+
+template <int N> __device__ __forceinline__ void node_put(uint32_t *p, const uint32_t v[N / 4])
+{
+#pragma unroll
+    for (int w = 0; w < N / 4; w++)
+        p[w] = v[w];
+}
+
+/* Chain c's digit of a WOTS+ message (N bytes): base-16 digits, then the checksum's three. */
+template <int N> __device__ __forceinline__ uint32_t lat_digit(const uint8_t *msg, int c)
+{
+    if (c < 2 * N)
+        return (msg[c >> 1] >> (4 * (1 - (c & 1)))) & 15;
+    uint32_t csum = 0;
+    for (int j = 0; j < N; j++)
+        csum += 30 - (msg[j] >> 4) - (msg[j] & 15);
+    return (csum >> (4 * (2 - (c - 2 * N)))) & 15;
+}
+
+/* True in every thread of the block that arrives last of `total` at counter; that block then
+ * sees what the others wrote before arriving. atomicInc wraps the counter back to 0 on the
+ * last arrival, so nothing needs resetting between signatures. Call with the whole block. */
+__device__ __forceinline__ bool lat_arrive(uint32_t *counter, uint32_t total)
+{
+    __shared__ uint32_t last;
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0)
+        last = atomicInc(counter, total - 1) == total - 1;
+    __syncthreads();
+    const bool l = last != 0;
+    if (l)
+        __threadfence();
+    return l;
+}
+
+/* Reduces the 2^lg nodes of height z0 in heap[2^lg + i] (tree index base + i) to heap[1];
+ * every level stays in the heap (level y at heap[2^(lg-y) ..]). Afterwards the nodes of
+ * the authentication path of leaf `target` that lie in this subtree go to auth + z * N. */
+template <int FAM, int N>
+__device__ void lat_reduce(const kregs<FAM, N> &k, adrs ad, uint32_t *heap, int lg, int z0,
+                           uint32_t base, uint32_t target, uint8_t *auth)
+{
+    constexpr int W = N / 4;
+    const int t = threadIdx.x;
+    for (int y = 1; y <= lg; y++) {
+        const int cnt = 1 << (lg - y);
+        for (int i = t; i < cnt; i += blockDim.x) {
+            uint32_t in[2 * W], out[W];
+            node_get<N>(in, heap + 2 * (cnt + i) * W);
+            node_get<N>(in + W, heap + (2 * (cnt + i) + 1) * W);
+            ad.c = (uint32_t)(z0 + y);
+            ad.h = (base >> y) + (uint32_t)i;
+            thash<FAM, N, 2>(out, k, ad, in);
+            node_put<N>(heap + (cnt + i) * W, out);
+        }
+        __syncthreads();
+    }
+    if (t < lg && (target >> (z0 + lg)) == (base >> lg)) {
+        const uint32_t sib = (target >> (z0 + t)) ^ 1;
+        const uint32_t at = (uint32_t)((1 << lg) >> t) + sib - (base >> t);
+        store_val<FAM, N>(auth + (size_t)(z0 + t) * N, heap + at * W);
+    }
+}
+
+/* Block g of hypertree layer j: its 2^(hp - xg_lg) leaves, their subtree, and the top of
+ * the tree if it arrives last. True when the layer's root is done. */
+template <int FAM, int N>
+__device__ bool lat_xmss(const lat_args<FAM, N> &a, int j, int g, uint32_t *sh)
+{
+    constexpr int LEN = 2 * N + 3, W = N / 4;
+    const lat_shape &s = a.s;
+    const int lg = s.hp - s.xg_lg, lpb = 1 << lg, t = threadIdx.x;
+    const uint64_t tree = lat_shr(a.tree, j * s.hp);
+    const uint32_t target =
+        j == 0 ? a.leaf : (uint32_t)(lat_shr(a.tree, (j - 1) * s.hp) & ((1u << s.hp) - 1));
+    uint8_t *ends = reinterpret_cast<uint8_t *>(sh); /* chain ends, bytes, leaf by leaf */
+    uint32_t *heap = sh + lpb * LEN * W;
+    uint8_t *auth = a.sig + N + s.fors_bytes + (size_t)j * (LEN + s.hp) * N + LEN * N;
+    if (t < lpb * LEN) {
+        const int ll = t / LEN, c = t - ll * LEN;
+        const uint32_t leaf = ((uint32_t)g << lg) + (uint32_t)ll;
+        adrs ad = {(uint32_t)j, tree, A_WOTS_PRF, leaf, (uint32_t)c, 0};
+        uint32_t v[W];
+        thash<FAM, N, 1>(v, a.k, ad, a.sk_seed);
+        ad.type = A_WOTS_HASH;
+        /* the signed leaf keeps every value: its WOTS+ signature is then a copy */
+        uint8_t *save = leaf == target ? a.wsave + ((size_t)j * LEN + c) * 16 * N : nullptr;
+#pragma unroll 1
+        for (uint32_t st = 0; st < 15; st++) {
+            if (save)
+                store_val<FAM, N>(save + st * N, v);
+            ad.h = st;
+            thash<FAM, N, 1>(v, a.k, ad, v);
+        }
+        if (save)
+            store_val<FAM, N>(save + 15 * N, v);
+        store_val<FAM, N>(ends + (size_t)t * N, v);
+    }
+    __syncthreads();
+    for (int l = t; l < lpb; l += blockDim.x) {
+        adrs ad = {(uint32_t)j, tree, A_WOTS_PK, ((uint32_t)g << lg) + (uint32_t)l, 0, 0};
+        uint32_t v[W];
+        thash_mem<FAM, N>(v, a.k, ad, ends + (size_t)l * LEN * N, LEN);
+        node_put<N>(heap + (lpb + l) * W, v);
+    }
+    __syncthreads();
+    const adrs ad = {(uint32_t)j, tree, A_TREE, 0, 0, 0};
+    lat_reduce<FAM, N>(a.k, ad, heap, lg, 0, (uint32_t)g << lg, target, auth);
+    if (s.xg_lg > 0) {
+        const int G = 1 << s.xg_lg;
+        uint32_t *gr = a.groots + ((size_t)j << s.xg_lg) * W;
+        if (t < W)
+            gr[g * W + t] = heap[W + t];
+        if (!lat_arrive(&a.counters[j], (uint32_t)G))
+            return false;
+        heap = sh; /* the chain ends are dead now */
+        for (int i = t; i < G * W; i += blockDim.x)
+            heap[G * W + i] = __ldcg(gr + i);
+        __syncthreads();
+        lat_reduce<FAM, N>(a.k, ad, heap, s.xg_lg, lg, 0, target, auth);
+    }
+    if (t == 0)
+        store_val<FAM, N>(a.roots + (size_t)j * N, heap + W);
+    return true;
+}
+
+/* Block g of FORS tree i: its leaves, their subtree, the tree's top if it arrives last and
+ * T_k over all roots if it is the last tree. True when the FORS public key is done. */
+template <int FAM, int N>
+__device__ bool lat_fors(const lat_args<FAM, N> &a, int i, int g, uint32_t *sh)
+{
+    constexpr int W = N / 4;
+    const lat_shape &s = a.s;
+    const int lg = s.a - s.fg_lg, fpb = 1 << lg, t = threadIdx.x;
+    const uint32_t base = ((uint32_t)i << s.a) + ((uint32_t)g << lg);
+    const uint32_t target = ((uint32_t)i << s.a) + a.fidx[i];
+    uint8_t *tsig = a.sig + N + (size_t)i * (s.a + 1) * N; /* secret value, then the path */
+    uint32_t *heap = sh;
+    for (int l = t; l < fpb; l += blockDim.x) {
+        const uint32_t idx = base + (uint32_t)l;
+        adrs ad = {0, a.tree, A_FORS_PRF, a.leaf, 0, idx};
+        uint32_t v[W];
+        thash<FAM, N, 1>(v, a.k, ad, a.sk_seed);
+        if (idx == target)
+            store_val<FAM, N>(tsig, v);
+        ad.type = A_FORS_TREE;
+        thash<FAM, N, 1>(v, a.k, ad, v);
+        node_put<N>(heap + (fpb + l) * W, v);
+    }
+    __syncthreads();
+    const adrs ad = {0, a.tree, A_FORS_TREE, a.leaf, 0, 0};
+    lat_reduce<FAM, N>(a.k, ad, heap, lg, 0, base, target, tsig + N);
+    if (s.fg_lg > 0) {
+        const int G = 1 << s.fg_lg;
+        uint32_t *gr = a.groots + (((size_t)s.d << s.xg_lg) + ((size_t)i << s.fg_lg)) * W;
+        if (t < W)
+            gr[g * W + t] = heap[W + t];
+        if (!lat_arrive(&a.counters[s.d + i], (uint32_t)G))
+            return false;
+        for (int x = t; x < G * W; x += blockDim.x)
+            heap[G * W + x] = __ldcg(gr + x);
+        __syncthreads();
+        lat_reduce<FAM, N>(a.k, ad, heap, s.fg_lg, lg, (uint32_t)i << s.fg_lg, target, tsig + N);
+    }
+    if (t == 0)
+        store_val<FAM, N>(a.roots + (size_t)(s.d + i) * N, heap + W);
+    if (!lat_arrive(&a.counters[s.d + s.k], (uint32_t)s.k))
+        return false;
+    const uint32_t *r = reinterpret_cast<const uint32_t *>(a.roots + (size_t)s.d * N);
+    for (int x = t; x < s.k * W; x += blockDim.x)
+        sh[x] = __ldcg(r + x);
+    __syncthreads();
+    if (t == 0) {
+        const adrs pk = {0, a.tree, A_FORS_ROOTS, a.leaf, 0, 0};
+        uint32_t v[W];
+        thash_mem<FAM, N>(v, a.k, pk, reinterpret_cast<const uint8_t *>(sh), s.k);
+        store_val<FAM, N>(a.roots + (size_t)(s.d + s.k) * N, v);
+    }
+    return true;
+}
+
+/* The last block: every layer's WOTS+ signature (a copy of a saved chain value chosen by the
+ * layer's message), then the signature to the host and the flag after it. */
+template <int FAM, int N> __device__ void lat_finish(const lat_args<FAM, N> &a, uint32_t *sh)
+{
+    constexpr int LEN = 2 * N + 3, W = N / 4;
+    const lat_shape &s = a.s;
+    const int t = threadIdx.x;
+    /* layer 0 signs the FORS public key, layer j the root of layer j - 1 */
+    for (int x = t; x < s.d * W; x += blockDim.x) {
+        const int j = x / W;
+        const uint8_t *m = a.roots + (size_t)(j == 0 ? s.d + s.k : j - 1) * N;
+        sh[x] = __ldcg(reinterpret_cast<const uint32_t *>(m) + (x - j * W));
+    }
+    __syncthreads();
+    const uint8_t *msgs = reinterpret_cast<const uint8_t *>(sh);
+    for (int x = t; x < s.d * LEN; x += blockDim.x) {
+        const int j = x / LEN, c = x - j * LEN;
+        const uint32_t digit = lat_digit<N>(msgs + (size_t)j * N, c);
+        const uint32_t *src = reinterpret_cast<const uint32_t *>(
+            a.wsave + (((size_t)j * LEN + c) * 16 + digit) * N);
+        uint32_t *dst = reinterpret_cast<uint32_t *>(a.sig + N + s.fors_bytes +
+                                                     (size_t)j * (LEN + s.hp) * N + (size_t)c * N);
+#pragma unroll
+        for (int w = 0; w < W; w++)
+            dst[w] = __ldcg(src + w);
+    }
+    __threadfence();
+    __syncthreads();
+    const uint4 *from = reinterpret_cast<const uint4 *>(a.sig);
+    uint4 *to = reinterpret_cast<uint4 *>(a.host_sig);
+    for (int x = t; x < s.sig_bytes / 16; x += blockDim.x)
+        to[x] = __ldcg(from + x);
+    __threadfence_system();
+    __syncthreads();
+    if (t == 0)
+        *reinterpret_cast<volatile uint32_t *>(a.host_flag) = a.seq;
+}
+
+template <int FAM, int N>
+__global__ void __launch_bounds__(lat_bounds<FAM, N>::threads, lat_bounds<FAM, N>::per_sm)
+    k_lat_sign(const __grid_constant__ lat_args<FAM, N> a)
+{
+    extern __shared__ __align__(16) uint32_t lat_sh[];
+    const int nx = a.s.d << a.s.xg_lg, b = (int)blockIdx.x;
+    const bool done =
+        b < nx ? lat_xmss<FAM, N>(a, b >> a.s.xg_lg, b & ((1 << a.s.xg_lg) - 1), lat_sh)
+               : lat_fors<FAM, N>(a, (b - nx) >> a.s.fg_lg, (b - nx) & ((1 << a.s.fg_lg) - 1),
+                                  lat_sh);
+    /* units: the d layers and the FORS public key */
+    if (done && lat_arrive(&a.counters[a.s.d + a.s.k + 1], (uint32_t)a.s.d + 1))
+        lat_finish<FAM, N>(a, lat_sh);
+}
+
+template <int FAM, int N> static int lat_launch(const lat_job &j, cudaStream_t st)
+{
+    lat_args<FAM, N> a;
+    memset(&a, 0, sizeof a);
+    memcpy(a.k.s256, j.s256, sizeof a.k.s256);
+    memcpy(a.k.s512, j.s512, sizeof a.k.s512);
+    memcpy(a.k.seed, j.pk_seed, sizeof a.k.seed);
+    memcpy(a.sk_seed, j.sk_seed, sizeof a.sk_seed);
+    a.s = j.s;
+    a.tree = j.tree;
+    a.leaf = j.leaf;
+    a.seq = j.seq;
+    memcpy(a.fidx, j.fidx, sizeof a.fidx);
+    a.sig = j.sig;
+    a.wsave = j.wsave;
+    a.roots = j.roots;
+    a.groots = j.groots;
+    a.counters = j.counters;
+    a.host_sig = j.host_sig;
+    a.host_flag = j.host_flag;
+    k_lat_sign<FAM, N><<<(unsigned)j.blocks, (unsigned)j.threads, (size_t)j.smem, st>>>(a);
+    const cudaError_t e = cudaGetLastError();
+    hbs_memzero(&a, sizeof a);
+    return e == cudaSuccess ? 0 : gpu_fail(__FILE__, __LINE__, "k_lat_sign", e);
+}
+
+template <int FAM, int N> static lat_kernel lat_make()
+{
+    return lat_kernel{lat_launch<FAM, N>, lat_bounds<FAM, N>::threads};
+}
+
+} // namespace hbs_gpu
+
+#endif
