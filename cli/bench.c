@@ -481,6 +481,15 @@ static int run(int argc, char **argv)
     int rc = parse_args(&a, argc, argv);
     if (rc)
         return rc == HBS_CLI_DONE ? HBS_CLI_OK : rc;
+    if (a.gpu && a.nsalgs) {
+        /* stateful sets: their GPU key generation, after the SLH-DSA sets named (if any) */
+        if (a.nalgs)
+            rc = hbs_cli_gpu_bench(a.algs, a.nalgs, a.ops, a.batch, a.iterations, a.json);
+        if (rc == HBS_CLI_OK)
+            rc = hbs_cli_bench_stateful_gpu(a.salgs, a.nsalgs, a.iterations, a.min_time,
+                                            stdout);
+        return rc;
+    }
     if (a.gpu)
         return hbs_cli_gpu_bench(a.algs, a.nalgs, a.ops, a.batch, a.iterations, a.json);
 

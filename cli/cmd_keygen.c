@@ -4,7 +4,8 @@
 #include "cli.h"
 #include "stateful.h"
 
-enum { OPT_ALG = 1, OPT_SECRET, OPT_PUBLIC, OPT_SEED, OPT_RAW, OPT_PREHASH, OPT_TRAVERSAL };
+enum { OPT_ALG = 1, OPT_SECRET, OPT_PUBLIC, OPT_SEED, OPT_RAW, OPT_PREHASH, OPT_TRAVERSAL,
+       OPT_GPU };
 
 static const hbs_cli_option options[] = {
     {OPT_ALG, 'a', "algorithm", "ALG", "parameter set, e.g. SLH-DSA-SHA2-128s (see 'hbs list')"},
@@ -15,12 +16,14 @@ static const hbs_cli_option options[] = {
     {OPT_PREHASH, 0, "prehash", "HASH", "write the HashSLH-DSA OID, which binds this pre-hash"},
     {OPT_TRAVERSAL, 0, "traversal", "N", "stateful keys: traversal memory (LMS cache height "
                                         "4-20, default 8; XMSS BDS K, default 6)"},
+    {OPT_GPU, 0, "gpu", NULL, "stateful keys: compute the trees' leaves on the GPU (same "
+                              "key; an error without a GPU)"},
     {0, 0, NULL, NULL, NULL},
 };
 
 typedef struct {
     const char *alg, *sk_path, *pk_path, *seed_hex, *prehash;
-    int raw;
+    int raw, gpu;
     unsigned long traversal;
 } keygen_args;
 
@@ -38,6 +41,7 @@ static int parse_args(keygen_args *a, int argc, char **argv)
         case OPT_PUBLIC: a->pk_path = v; break;
         case OPT_SEED: a->seed_hex = v; break;
         case OPT_RAW: a->raw = 1; break;
+        case OPT_GPU: a->gpu = 1; break;
         case OPT_PREHASH: a->prehash = v; break;
         case OPT_TRAVERSAL:
             if (hbs_cli_parse_uint("--traversal", v, 1, 64, &a->traversal))
@@ -150,9 +154,12 @@ static int run(int argc, char **argv)
     if (hbs_cli_is_stateful_alg(a.alg)) {
         if (a.prehash)
             return hbs_cli_error("--prehash", "applies to SLH-DSA keys only");
-        return hbs_cli_stateful_keygen(a.alg, a.sk_path, a.pk_path, a.seed_hex, a.raw,
-                                       a.traversal);
+        return hbs_cli_stateful_keygen_on(a.alg, a.sk_path, a.pk_path, a.seed_hex, a.raw,
+                                          a.traversal, a.gpu);
     }
+    if (a.gpu)
+        return hbs_cli_error("--gpu", "keygen on the GPU is for stateful (LMS, XMSS) keys; "
+                                      "SLH-DSA keys take microseconds on the CPU");
     if (a.traversal)
         return hbs_cli_error("--traversal", "applies to stateful (LMS, XMSS) keys only");
 
@@ -187,7 +194,7 @@ static int run(int argc, char **argv)
 const hbs_cli_command hbs_cli_cmd_keygen = {
     "keygen",
     run,
-    "-a ALG -s SECRET -p PUBLIC [--seed HEX] [--raw] [--prehash HASH] [--traversal N]",
+    "-a ALG -s SECRET -p PUBLIC [--seed HEX] [--raw] [--prehash HASH] [--traversal N] [--gpu]",
     "Generate a key pair.",
     "Keys are written as PEM (RFC 9909: PKCS#8 secret key, SubjectPublicKeyInfo public key)\n"
     "unless --raw is given. Without --seed the keys come from the operating system's random\n"
@@ -198,6 +205,7 @@ const hbs_cli_command hbs_cli_cmd_keygen = {
     "as a state file (mode 0600, never overwritten; never copy it: a copy reuses one-time\n"
     "keys) and the public key as an RFC 9802 SubjectPublicKeyInfo. Tall trees show a progress\n"
     "bar on a terminal; Ctrl-C stops cleanly and writes nothing. --seed is I || SEED (LMS)\n"
-    "or SK_SEED || SK_PRF || PUB_SEED (XMSS).",
+    "or SK_SEED || SK_PRF || PUB_SEED (XMSS). --gpu computes the leaves of stateful keys on\n"
+    "the GPU (the same key, byte for byte); without a usable GPU it is an error (exit 2).",
     options,
 };

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "hbs/gpu.h"
 #include "hbs/lms.h"
 #include "hbs/xmss.h"
 
@@ -110,6 +111,12 @@ int hbs_cli_stateful_write_public(hbs_stateful_family f, const uint8_t *pk, size
 int hbs_cli_stateful_keygen(const char *alg, const char *sk_path, const char *pk_path,
                             const char *seed_hex, int raw, unsigned long traversal)
 {
+    return hbs_cli_stateful_keygen_on(alg, sk_path, pk_path, seed_hex, raw, traversal, 0);
+}
+
+int hbs_cli_stateful_keygen_on(const char *alg, const char *sk_path, const char *pk_path,
+                               const char *seed_hex, int raw, unsigned long traversal, int gpu)
+{
     uint8_t seed[3 * 64], pk[HBS_STATEFUL_MAX_PK_BYTES];
     size_t seedlen = 0, pklen = 0;
     progress_state ps = {isatty(STDERR_FILENO), -1, hbs_cli_now()};
@@ -124,6 +131,11 @@ int hbs_cli_stateful_keygen(const char *alg, const char *sk_path, const char *pk
     if (access(sk_path, F_OK) == 0)
         return hbs_cli_error(sk_path, "exists; a stateful key is never overwritten (its "
                                       "used indices would be forgotten)");
+    if (gpu && hbs_gpu_device_count() <= 0) {
+        hbs_memzero(seed, sizeof seed);
+        return hbs_cli_error("--gpu", "no usable CUDA GPU (this build has no CUDA or this "
+                                      "machine has no GPU); drop --gpu to use the CPU");
+    }
 
     /* Ctrl-C during a long key generation stops it cleanly: no key file is written. */
     memset(&sa, 0, sizeof sa);
@@ -132,8 +144,12 @@ int hbs_cli_stateful_keygen(const char *alg, const char *sk_path, const char *pk
     interrupted = 0;
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
-    err = hbs_stateful_keygen_ex(alg, sk_path, (unsigned)traversal, pk, sizeof pk, &pklen,
-                                 seed_hex ? seed : NULL, seedlen, progress, &ps);
+    if (gpu)
+        err = hbs_gpu_stateful_keygen(alg, sk_path, (unsigned)traversal, pk, sizeof pk, &pklen,
+                                      seed_hex ? seed : NULL, seedlen, progress, &ps);
+    else
+        err = hbs_stateful_keygen_ex(alg, sk_path, (unsigned)traversal, pk, sizeof pk, &pklen,
+                                     seed_hex ? seed : NULL, seedlen, progress, &ps);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
     hbs_memzero(seed, sizeof seed);
@@ -146,6 +162,9 @@ int hbs_cli_stateful_keygen(const char *alg, const char *sk_path, const char *pk
                              "XMSS: 2..tree height, with height - K even)", traversal, alg);
     if (err == HBS_ERR_INVALID_ARGUMENT && seed_hex)
         return hbs_cli_error("--seed", "wrong length for %s (%zu bytes)", alg, seedlen);
+    if (err == HBS_ERR_GPU)
+        return hbs_cli_error(sk_path, "key generation failed on the GPU: %s",
+                             hbs_gpu_last_error());
     if (err)
         return hbs_cli_error(sk_path, "key generation failed: %s%s%s", hbs_strerror(err),
                              err == HBS_ERR_IO ? ": " : "", err == HBS_ERR_IO ? strerror(errno) : "");

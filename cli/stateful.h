@@ -14,6 +14,9 @@ int hbs_cli_is_state_file(const char *path);
 /* keygen -a ALG -s STATE -p PUBLIC [--seed HEX] [--raw] */
 int hbs_cli_stateful_keygen(const char *alg, const char *sk_path, const char *pk_path,
                             const char *seed_hex, int raw, unsigned long traversal);
+/* The same with the leaves computed on the GPU when gpu is set (an error without one). */
+int hbs_cli_stateful_keygen_on(const char *alg, const char *sk_path, const char *pk_path,
+                               const char *seed_hex, int raw, unsigned long traversal, int gpu);
 /* sign -s STATE -m MESSAGE -x SIGNATURE [--reserve N]; the signature is verified before it
  * is written. */
 int hbs_cli_stateful_sign(const char *sk_path, const char *msg_path, const char *sig_path,

@@ -129,6 +129,18 @@ HBS_API HBS_WARN_UNUSED_RESULT int hbs_gpu_copy_to(int device, void *dst, const 
 HBS_API HBS_WARN_UNUSED_RESULT int hbs_gpu_copy_from(int device, void *dst, const void *src,
                                                      size_t bytes);
 
+/* ---- stateful keys (LMS/HSS, XMSS/XMSS^MT): key generation --------------------------------
+ * hbs_stateful_keygen_ex (hbs/stateful.h) with the leaves of every tree (at least 32 of them)
+ * computed on the first GPU in use: same arguments, same contract, and the same public key
+ * and key file byte for byte. The CPU still builds the trees and the traversal state from
+ * the leaves and writes the file. progress is called as the leaves come in. */
+HBS_API HBS_WARN_UNUSED_RESULT int hbs_gpu_stateful_keygen(const char *alg, const char *path,
+                                                           unsigned traversal, uint8_t *pk,
+                                                           size_t pkcap, size_t *pklen,
+                                                           const uint8_t *seed, size_t seedlen,
+                                                           hbs_progress_fn progress,
+                                                           void *user);
+
 #ifdef __cplusplus
 }
 #endif

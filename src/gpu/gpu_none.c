@@ -2,6 +2,7 @@
  * this file out when it compiles the CUDA sources. */
 #include <string.h>
 
+#include "core/leaf_engine.h"
 #include "hbs/gpu.h"
 
 int hbs_gpu_device_count(void) { return 0; }
@@ -216,5 +217,30 @@ int hbs_gpu_copy_from(int device, void *dst, const void *src, size_t bytes)
     (void)dst;
     (void)src;
     (void)bytes;
+    return HBS_ERR_NO_GPU;
+}
+
+int hbs_gpu_stateful_keygen(const char *alg, const char *path, unsigned traversal, uint8_t *pk,
+                            size_t pkcap, size_t *pklen, const uint8_t *seed, size_t seedlen,
+                            hbs_progress_fn progress, void *user)
+{
+    (void)alg;
+    (void)path;
+    (void)traversal;
+    (void)pk;
+    (void)pkcap;
+    (void)seed;
+    (void)seedlen;
+    (void)progress;
+    (void)user;
+    if (pklen)
+        *pklen = 0;
+    return HBS_ERR_NO_GPU;
+}
+
+int hbs_gpu_leaf_engine(hbs_leaf_engine *e)
+{
+    if (e)
+        memset(e, 0, sizeof *e);
     return HBS_ERR_NO_GPU;
 }

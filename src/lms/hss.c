@@ -35,6 +35,7 @@ struct hbs_hss_key {
     hss_level lv[HBS_HSS_MAX_LEVELS];
     uint8_t *mem;
     size_t memlen;
+    const hbs_leaf_engine *engine; /* during key generation only: leaves of whole trees */
 };
 
 #define MAGIC "HSSK"
@@ -225,6 +226,7 @@ static int rebuild_level(hbs_hss_key *k, unsigned i, uint64_t G, int full, uint6
         tree_secrets(k, i, inst, lv->I, lv->seed);
         v = view_of(lv, lv->I, lv->seed);
         v.top = lv->top;
+        v.engine = k->engine;
         for (unsigned s = 0; s < L->nstripes; s++) {
             v.sbuf[s] = lv->cur[s];
             v.ssub[s] = q >> (L->s[s].lo + L->s[s].hgt);
@@ -506,6 +508,15 @@ int hbs_hss_keygen(hbs_hss_key **key, uint8_t *pk, size_t pkcap, size_t *pklen,
                    const hbs_hss_params *params, const uint8_t *seed, size_t seedlen,
                    hbs_progress_fn progress, void *progress_user)
 {
+    return hbs_hss_keygen_engine(key, pk, pkcap, pklen, params, seed, seedlen, progress,
+                                 progress_user, NULL);
+}
+
+int hbs_hss_keygen_engine(hbs_hss_key **key, uint8_t *pk, size_t pkcap, size_t *pklen,
+                          const hbs_hss_params *params, const uint8_t *seed, size_t seedlen,
+                          hbs_progress_fn progress, void *progress_user,
+                          const hbs_leaf_engine *engine)
+{
     hbs_hss_key *k;
     hbs_lms_progress pr;
     size_t n0;
@@ -552,7 +563,9 @@ int hbs_hss_keygen(hbs_hss_key **key, uint8_t *pk, size_t pkcap, size_t *pklen,
     atomic_init(&pr.done, 0);
     atomic_init(&pr.cancelled, 0);
     pthread_mutex_init(&pr.lock, NULL);
+    k->engine = engine;
     err = rebuild(k, 0, 1, &pr);
+    k->engine = NULL;
     pthread_mutex_destroy(&pr.lock);
     if (err) {
         hbs_hss_key_free(k);

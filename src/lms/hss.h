@@ -35,6 +35,7 @@
 
 #include "hbs/hbs.h"
 #include "hbs/lms.h"
+#include "core/leaf_engine.h"
 
 #define HBS_HSS_MAX_TOTAL_HEIGHT 63
 
@@ -47,6 +48,12 @@ typedef struct hbs_hss_key hbs_hss_key;
 int hbs_hss_keygen(hbs_hss_key **key, uint8_t *pk, size_t pkcap, size_t *pklen,
                    const hbs_hss_params *params, const uint8_t *seed, size_t seedlen,
                    hbs_progress_fn progress, void *progress_user);
+/* hbs_hss_keygen with the leaves of whole trees from an engine (core/leaf_engine.h; NULL:
+ * the CPU). The key is byte-identical either way. */
+int hbs_hss_keygen_engine(hbs_hss_key **key, uint8_t *pk, size_t pkcap, size_t *pklen,
+                          const hbs_hss_params *params, const uint8_t *seed, size_t seedlen,
+                          hbs_progress_fn progress, void *progress_user,
+                          const hbs_leaf_engine *engine);
 
 /* The whole private state (parameters, seeds, index, end, traversal): versioned, with a
  * SHA-256 checksum. Call with out == NULL (outcap 0) to learn the size. */

@@ -110,6 +110,8 @@ typedef struct {
     unsigned c;      /* log2 of leaves per chunk */
     uint32_t first;  /* first leaf of the subtree */
     uint8_t *roots;  /* chunk roots */
+    const uint8_t *leaves; /* from the engine: the leaves of chunks chunk0 .. (or NULL) */
+    size_t chunk0;
     hbs_lms_progress *pr;
     atomic_int err;
 } build_run;
@@ -140,7 +142,12 @@ static void chunk_task(void *arg, size_t i)
 
     if (atomic_load(&r->err) || (r->pr && atomic_load(&r->pr->cancelled)))
         return;
-    err = hbs_lms_leaves(v->L->lms, v->L->ots, v->I, v->seed, first, per, buf);
+    if (r->leaves) {
+        memcpy(buf, r->leaves + (i - r->chunk0) * per * n, per * n);
+        err = HBS_OK;
+    } else {
+        err = hbs_lms_leaves(v->L->lms, v->L->ots, v->I, v->seed, first, per, buf);
+    }
     if (err) {
         atomic_store(&r->err, err);
         return;
@@ -150,6 +157,58 @@ static void chunk_task(void *arg, size_t i)
     reduce(v, buf, tmp, 0, first, r->c);
     memcpy(r->roots + i * n, buf, n);
     progress_add(r->pr, per);
+}
+
+static void slice_task(void *arg, size_t i)
+{
+    build_run *r = arg;
+    chunk_task(r, r->chunk0 + i);
+}
+
+/* The chunks of a subtree with their leaves from the engine, a slice at a time: the
+ * engine computes a slice's leaves, the pool captures and reduces its chunks. */
+static void engine_chunks(build_run *r, size_t chunks)
+{
+    const hbs_lms_view *v = r->v;
+    const hbs_leaf_engine *e = v->engine;
+    const size_t n = v->L->n, per = (size_t)1 << r->c;
+    size_t slice = e->slice_leaves / per;
+    hbs_lms_leaf_job job;
+    uint8_t *buf;
+
+    if (slice == 0)
+        slice = 1;
+    if (slice > chunks)
+        slice = chunks;
+    buf = malloc(slice * per * n);
+    if (!buf) {
+        atomic_store(&r->err, HBS_ERR_NO_MEMORY);
+        return;
+    }
+    job.hash = v->L->ots->hash;
+    job.n = v->L->ots->n;
+    job.w = v->L->ots->w;
+    job.p = v->L->ots->p;
+    job.h = v->L->h;
+    job.I = v->I;
+    job.seed = v->seed;
+    r->leaves = buf;
+    for (size_t c0 = 0; c0 < chunks; c0 += slice) {
+        size_t m = chunks - c0 < slice ? chunks - c0 : slice;
+        int err;
+        if (atomic_load(&r->err) || (r->pr && atomic_load(&r->pr->cancelled)))
+            break;
+        err = e->lms_leaves(e->user, &job, r->first + (uint32_t)(c0 * per), m * per, buf);
+        if (err) {
+            atomic_store(&r->err, err);
+            break;
+        }
+        r->chunk0 = c0;
+        hbs_parallel_for(m, slice_task, r);
+    }
+    hbs_memzero(buf, slice * per * n);
+    free(buf);
+    r->leaves = NULL;
 }
 
 int hbs_lms_build_subtree(const hbs_lms_view *v, unsigned z, uint32_t k, uint8_t *root,
@@ -171,7 +230,12 @@ int hbs_lms_build_subtree(const hbs_lms_view *v, unsigned z, uint32_t k, uint8_t
     if (!mem)
         return HBS_ERR_NO_MEMORY;
     r.roots = mem;
-    hbs_parallel_for(chunks, chunk_task, &r);
+    r.leaves = NULL;
+    r.chunk0 = 0;
+    if (v->engine && ((size_t)1 << z) >= v->engine->min_leaves)
+        engine_chunks(&r, chunks);
+    else
+        hbs_parallel_for(chunks, chunk_task, &r);
     err = atomic_load(&r.err);
     if (!err && pr && atomic_load(&pr->cancelled))
         err = HBS_ERR_CANCELLED;

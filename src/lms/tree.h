@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/leaf_engine.h"
 #include "lms/params.h"
 
 #define HBS_LMS_MAX_STRIPES 12
@@ -54,6 +55,7 @@ typedef struct {
     uint8_t *top;
     uint8_t *sbuf[HBS_LMS_MAX_STRIPES];
     uint32_t ssub[HBS_LMS_MAX_STRIPES];
+    const hbs_leaf_engine *engine; /* NULL, or where big subtrees get their leaves */
 } hbs_lms_view;
 
 /* Progress of a long build, counted in leaves; shared by every thread of it. */

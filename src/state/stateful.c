@@ -16,6 +16,7 @@
 
 #include "hbs/lms.h"
 #include "hbs/xmss.h"
+#include "core/leaf_engine.h"
 #include "lms/hss.h"
 #include "state/store.h"
 #include "xmss/xmss.h"
@@ -179,6 +180,15 @@ int hbs_stateful_keygen_ex(const char *alg, const char *path, unsigned traversal
                            size_t pkcap, size_t *pklen, const uint8_t *seed, size_t seedlen,
                            hbs_progress_fn progress, void *user)
 {
+    return hbs_stateful_keygen_engine(alg, path, traversal, pk, pkcap, pklen, seed, seedlen,
+                                      progress, user, NULL);
+}
+
+int hbs_stateful_keygen_engine(const char *alg, const char *path, unsigned traversal,
+                               uint8_t *pk, size_t pkcap, size_t *pklen, const uint8_t *seed,
+                               size_t seedlen, hbs_progress_fn progress, void *user,
+                               const hbs_leaf_engine *engine)
+{
     hbs_stateful_key k;
     hbs_hss_params hp;
     uint8_t *blob = NULL;
@@ -199,12 +209,12 @@ int hbs_stateful_keygen_ex(const char *alg, const char *path, unsigned traversal
         hp.cache_height = traversal;
         if (hbs_hss_params_check(&hp) != HBS_OK)
             return HBS_ERR_INVALID_ARGUMENT;
-        rc = hbs_hss_keygen(&k.hss, pk, pkcap, pklen, &hp, seed, seedlen, progress, user);
+        rc = hbs_hss_keygen_engine(&k.hss, pk, pkcap, pklen, &hp, seed, seedlen, progress, user,
+                                   engine);
         scheme = HBS_STORE_SCHEME_HSS;
     } else {
-        rc = hbs_xmss_keygen(&k.xmss, pk, pkcap, pklen, hbs_xmss_params_by_name(alg), traversal,
-                             seed,
-                             seedlen, progress, user);
+        rc = hbs_xmss_keygen_engine(&k.xmss, pk, pkcap, pklen, hbs_xmss_params_by_name(alg),
+                                    traversal, seed, seedlen, progress, user, engine);
         scheme = HBS_STORE_SCHEME_XMSS;
     }
     if (rc == HBS_OK)

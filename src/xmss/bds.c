@@ -86,6 +86,8 @@ typedef struct {
     uint32_t s;
     unsigned bs;   /* log2 of leaves per block */
     uint8_t *tops; /* block roots */
+    const uint8_t *leaves; /* from the engine: the leaves of blocks blk0 .. (or NULL) */
+    size_t blk0;
     hbs_progress_fn progress;
     void *progress_user;
     uint64_t *done, total;
@@ -127,7 +129,10 @@ static void build_task(void *arg, size_t blk)
 
     if (atomic_load(&r->cancelled))
         return;
-    hbs_xmss_leaf_range(r->t->c, lv, r->t->layer, r->t->tree, first, per);
+    if (r->leaves)
+        memcpy(lv, r->leaves + (blk - r->blk0) * per * n, per * n);
+    else
+        hbs_xmss_leaf_range(r->t->c, lv, r->t->layer, r->t->tree, first, per);
     for (size_t i = 0; i < per; i++)
         capture(r->sh, r->b, r->s, 0, first + (uint32_t)i, lv + i * n);
     reduce(r, lv, tmp, r->bs, 0, first, r->tops + blk * n);
@@ -138,6 +143,54 @@ static void build_task(void *arg, size_t blk)
             atomic_store(&r->cancelled, 1);
         pthread_mutex_unlock(&r->lock);
     }
+}
+
+static void slice_task(void *arg, size_t i)
+{
+    build_run *r = arg;
+    build_task(r, r->blk0 + i);
+}
+
+/* The blocks with their leaves from the engine, a slice at a time: the engine computes a
+ * slice's leaves, the pool captures and reduces its blocks. */
+static int engine_blocks(build_run *r, size_t nblocks)
+{
+    const xmss_ctx *c = r->t->c;
+    const hbs_leaf_engine *e = c->engine;
+    const size_t n = r->sh->n, per = (size_t)1 << r->bs;
+    size_t slice = e->slice_leaves / per;
+    hbs_xmss_leaf_job job;
+    uint8_t *buf;
+    int err = HBS_OK;
+
+    if (slice == 0)
+        slice = 1;
+    if (slice > nblocks)
+        slice = nblocks;
+    buf = malloc(slice * per * n);
+    if (!buf)
+        return HBS_ERR_NO_MEMORY;
+    job.func = c->p->func;
+    job.n = c->p->n;
+    job.padlen = c->p->padlen;
+    job.len = c->p->len;
+    job.pub_seed = c->pub_seed;
+    job.sk_seed = c->sk_seed;
+    job.layer = r->t->layer;
+    job.tree = r->t->tree;
+    r->leaves = buf;
+    for (size_t b0 = 0; b0 < nblocks && !atomic_load(&r->cancelled); b0 += slice) {
+        size_t m = nblocks - b0 < slice ? nblocks - b0 : slice;
+        err = e->xmss_leaves(e->user, &job, 1, (uint32_t)(b0 * per), m * per, buf);
+        if (err)
+            break;
+        r->blk0 = b0;
+        hbs_parallel_for(m, slice_task, r);
+    }
+    hbs_memzero(buf, slice * per * n);
+    free(buf);
+    r->leaves = NULL;
+    return err;
 }
 
 int hbs_xmss_bds_build(const xmss_shape *sh, const xmss_treeref *t, xmss_bds *b, uint8_t *root,
@@ -168,11 +221,19 @@ int hbs_xmss_bds_build(const xmss_shape *sh, const xmss_treeref *t, xmss_bds *b,
     if (!r.tops)
         return HBS_ERR_NO_MEMORY;
     pthread_mutex_init(&r.lock, NULL);
-    hbs_parallel_for(nblocks, build_task, &r);
-    pthread_mutex_destroy(&r.lock);
-    if (atomic_load(&r.cancelled)) {
-        err = HBS_ERR_CANCELLED;
+    if (t->leaves) {
+        r.leaves = t->leaves;
+        r.blk0 = 0;
+        hbs_parallel_for(nblocks, build_task, &r);
+    } else if (t->c->engine && ((size_t)1 << sh->H) >= t->c->engine->min_leaves) {
+        err = engine_blocks(&r, nblocks);
     } else {
+        hbs_parallel_for(nblocks, build_task, &r);
+    }
+    pthread_mutex_destroy(&r.lock);
+    if (!err && atomic_load(&r.cancelled))
+        err = HBS_ERR_CANCELLED;
+    if (!err) {
         reduce(&r, r.tops, r.tops + nblocks * n, sh->H - r.bs, r.bs, 0, rootbuf);
         if (root)
             memcpy(root, rootbuf, n);

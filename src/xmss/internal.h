@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/leaf_engine.h"
 #include "hash/hash.h"
 #include "xmss/params.h"
 
@@ -58,6 +59,7 @@ typedef struct {
     int midstate;
     hbs_sha256_ctx prf256, keygen256;
     hbs_sha512_ctx prf512, keygen512;
+    const hbs_leaf_engine *engine; /* key generation only: leaves of whole trees (or NULL) */
 } xmss_ctx;
 
 void hbs_xmss_ctx_init(xmss_ctx *c, const hbs_xmss_params *p, const uint8_t *pub_seed,
@@ -159,6 +161,7 @@ typedef struct {
     const xmss_ctx *c;
     uint32_t layer;
     uint64_t tree;
+    const uint8_t *leaves; /* bds_build: all 2^H leaves, computed ahead (or NULL) */
 } xmss_treeref;
 
 /* Makes a BDS state ready to sign leaf s from scratch: every leaf of the tree is computed,

@@ -121,7 +121,7 @@ void hbs_xmss_key_free(hbs_xmss_key *key)
 
 static xmss_treeref tref(const hbs_xmss_key *k, unsigned i, uint64_t tree)
 {
-    xmss_treeref t = {&k->ctx, i, tree};
+    xmss_treeref t = {&k->ctx, i, tree, NULL};
     return t;
 }
 
@@ -203,32 +203,69 @@ static int feed_upto(hbs_xmss_key *k, unsigned i, uint64_t tree, uint32_t upto)
     return HBS_OK;
 }
 
+/* The leaves of every layer's current tree at idx in one engine call (an XMSS^MT key's
+ * small trees fill the GPU only together), into a new buffer: *out, d << H leaves; NULL
+ * (and HBS_OK) when there is no engine or the trees are too small or too tall for one. */
+static int engine_all_layers(const hbs_xmss_key *k, uint64_t idx, uint8_t **out)
+{
+    const hbs_leaf_engine *e = k->ctx.engine;
+    const hbs_xmss_params *p = k->p;
+    const size_t leaves = (size_t)1 << k->sh.H;
+    hbs_xmss_leaf_job jobs[XMSS_MAX_LAYERS];
+    int err;
+    *out = NULL;
+    if (!e || p->d < 2 || leaves < e->min_leaves || p->d * leaves > e->slice_leaves)
+        return HBS_OK;
+    for (unsigned i = 0; i < p->d; i++) {
+        jobs[i].func = p->func;
+        jobs[i].n = p->n;
+        jobs[i].padlen = p->padlen;
+        jobs[i].len = p->len;
+        jobs[i].pub_seed = k->pub_seed;
+        jobs[i].sk_seed = k->sk_seed;
+        jobs[i].layer = i;
+        jobs[i].tree = tree_of(k, idx, i);
+    }
+    if (!(*out = malloc(p->d * leaves * p->n)))
+        return HBS_ERR_NO_MEMORY;
+    err = e->xmss_leaves(e->user, jobs, p->d, 0, leaves, *out);
+    if (err) {
+        free(*out);
+        *out = NULL;
+    }
+    return err;
+}
+
 /* Makes every layer's state ready to sign idx from scratch (key generation, far skips). */
 static int rebuild_at(hbs_xmss_key *k, uint64_t idx, hbs_progress_fn progress, void *user)
 {
     const hbs_xmss_params *p = k->p;
     uint64_t done = 0, total = (uint64_t)p->d << k->sh.H;
-    int err;
-    for (unsigned i = 0; i < p->d; i++) {
+    uint8_t *all = NULL;
+    int err = engine_all_layers(k, idx, &all);
+    for (unsigned i = 0; i < p->d && !err; i++) {
         xmss_layer *L = &k->layer[i];
         const uint64_t tree = tree_of(k, idx, i);
         xmss_treeref t = tref(k, i, tree);
+        if (all)
+            t.leaves = all + ((size_t)i << k->sh.H) * p->n;
         err = hbs_xmss_bds_build(&k->sh, &t, &L->cur, L->root, leaf_of(k, idx, i), progress,
                                  user, &done, total);
         if (err)
-            return err;
+            break;
         wipe_bds(&L->next);
         L->next_fed = 0;
         L->pending = 0;
         if (has_next(k, i, tree)) {
             err = feed_upto(k, i, tree + 1, leaf_of(k, idx, i));
             if (err)
-                return err;
+                break;
         }
         if (i > 0)
             wots_sign(k, L->wots_sig, k->layer[i - 1].root, i, tree, leaf_of(k, idx, i));
     }
-    return HBS_OK;
+    free(all);
+    return err;
 }
 
 static int set_seeds(hbs_xmss_key *k, const uint8_t *seed)
@@ -263,6 +300,15 @@ int hbs_xmss_keygen(hbs_xmss_key **key, uint8_t *pk, size_t pkcap, size_t *pklen
                     const hbs_xmss_params *p, unsigned bds_k, const uint8_t *seed,
                     size_t seedlen, hbs_progress_fn progress, void *progress_user)
 {
+    return hbs_xmss_keygen_engine(key, pk, pkcap, pklen, p, bds_k, seed, seedlen, progress,
+                                  progress_user, NULL);
+}
+
+int hbs_xmss_keygen_engine(hbs_xmss_key **key, uint8_t *pk, size_t pkcap, size_t *pklen,
+                           const hbs_xmss_params *p, unsigned bds_k, const uint8_t *seed,
+                           size_t seedlen, hbs_progress_fn progress, void *progress_user,
+                           const hbs_leaf_engine *engine)
+{
     uint8_t fresh[3 * XMSS_MAX_N];
     hbs_xmss_key *k;
     int err;
@@ -294,7 +340,9 @@ int hbs_xmss_keygen(hbs_xmss_key **key, uint8_t *pk, size_t pkcap, size_t *pklen
     hbs_memzero(fresh, sizeof fresh);
     k->idx = 0;
     k->end = total_of(p);
+    k->ctx.engine = engine;
     err = rebuild_at(k, 0, progress, progress_user);
+    k->ctx.engine = NULL;
     if (err) {
         hbs_xmss_key_free(k);
         return err;
@@ -441,7 +489,7 @@ static int advance(hbs_xmss_key *k, const uint8_t *digits, uint8_t *sig)
         np++;
     if (round) {
         xmss_bds dry;
-        xmss_treeref none = {NULL, 0, 0};
+        xmss_treeref none = {NULL, 0, 0, NULL};
         memcpy(&dry, &L0->cur, sizeof dry);
         hbs_xmss_bds_round(&k->sh, &none, &dry, s, NULL);
         nupd = hbs_xmss_bds_plan(&k->sh, &dry, (k->sh.H - k->sh.K) / 2, upd);

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/leaf_engine.h"
 #include "hbs/xmss.h"
 
 typedef struct hbs_xmss_key hbs_xmss_key;
@@ -27,6 +28,12 @@ unsigned hbs_xmss_default_bds_k(const hbs_xmss_params *p);
 int hbs_xmss_keygen(hbs_xmss_key **key, uint8_t *pk, size_t pkcap, size_t *pklen,
                     const hbs_xmss_params *p, unsigned bds_k, const uint8_t *seed,
                     size_t seedlen, hbs_progress_fn progress, void *progress_user);
+/* hbs_xmss_keygen with the leaves of whole trees from an engine (core/leaf_engine.h; NULL:
+ * the CPU). The key is byte-identical either way. */
+int hbs_xmss_keygen_engine(hbs_xmss_key **key, uint8_t *pk, size_t pkcap, size_t *pklen,
+                           const hbs_xmss_params *p, unsigned bds_k, const uint8_t *seed,
+                           size_t seedlen, hbs_progress_fn progress, void *progress_user,
+                           const hbs_leaf_engine *engine);
 
 /* The whole private state, self-describing (OID, kind, version), with a SHA-256 digest at
  * the end; hbs_xmss_key_export_bytes says how long it is. */

@@ -1,0 +1,752 @@
+/* Key generation of LMS/HSS and XMSS/XMSS^MT on the GPU.
+ *
+ * The GPU is a leaf engine (core/leaf_engine.h): the CPU key generation asks it for the
+ * leaves of whole trees, slice by slice, and builds the trees, the traversal state and the
+ * key file from them with its own code, so the key is byte-identical to a CPU-made one.
+ * The leaves are nearly all of the work: an LMS leaf at W8 is 34 chains of 255 hashes, an
+ * XMSS leaf 67 chains of 15 F calls (4 compressions each) and an L-tree.
+ *
+ * Two kernels per slice: one thread per chain (secret start, whole chain, public end to
+ * device memory), then the leaves from the chain ends (LMS: one thread per leaf hashes the
+ * one-time public key; XMSS: one block per leaf reduces its L-tree level by level in shared
+ * memory). The SHA-256 sets with n = 32 (and LMS n = 24) run their chains on register-only
+ * code; the rest use the byte streams of stateful_hash.cuh. The layers of an XMSS^MT key
+ * go in one launch (1,024-leaf trees alone leave most of the GPU idle). Seeds travel as
+ * kernel parameters only: no device buffer ever holds one (chain ends and leaves are
+ * public). */
+#include <cuda_runtime.h>
+#include <string.h>
+
+#include <mutex>
+#include <vector>
+
+#include "core/leaf_engine.h"
+#include "gpu/gpu_internal.h"
+#include "gpu/hash.cuh"
+#include "gpu/stateful_hash.cuh"
+#include "hbs/gpu.h"
+
+namespace hbs_gpu {
+
+/* Pool slots of this file, clear of the SLH-DSA ones. */
+enum { SF_D_CHAINS = 48, SF_D_LEAVES = 49 };
+
+/* Leaves per engine call: 2^18 LMS W8 leaves take 285 MB of chain ends. */
+#define SF_SLICE_LEAVES ((size_t)1 << 18)
+/* Trees below this many leaves stay on the CPU. */
+#define SF_MIN_LEAVES 32
+
+#define SF_THREADS 256
+/* From this many XMSS leaves on, one thread reduces a whole L-tree (enough leaves fill the
+ * GPU); below, a block of threads shares each one (latency). */
+#define SF_SERIAL_LTREE 16384
+
+/* ---- LMS (RFC 8554) ---- */
+
+struct lms_args {
+    uint8_t I[16];
+    uint8_t seed[32];
+    uint32_t first, count; /* leaves first .. first + count - 1 */
+    uint32_t n, p, w, h;
+};
+
+/* SHA-256 round i on the working variables s (a..h). */
+__device__ __forceinline__ void sha256_round(uint32_t s[8], int i, uint32_t wi)
+{
+    uint32_t t1 = s[7] + (rotr32(s[4], 6) ^ rotr32(s[4], 11) ^ rotr32(s[4], 25)) +
+                  ((s[4] & s[5]) ^ (~s[4] & s[6])) + K256[i] + wi;
+    uint32_t t2 = (rotr32(s[0], 2) ^ rotr32(s[0], 13) ^ rotr32(s[0], 22)) +
+                  ((s[0] & s[1]) ^ (s[0] & s[2]) ^ (s[1] & s[2]));
+    s[7] = s[6];
+    s[6] = s[5];
+    s[5] = s[4];
+    s[4] = s[3] + t1;
+    s[3] = s[2];
+    s[2] = s[1];
+    s[1] = s[0];
+    s[0] = t1 + t2;
+}
+
+/* Every message of one LMS chain starts with I || q (words 0..4), so rounds 0..4 of its
+ * one-block compression are the same for the whole chain: done once, here. */
+__device__ __forceinline__ void lms_prefix_rounds(uint32_t s[8], const uint32_t I[4], uint32_t q)
+{
+    sha256_iv(s);
+    sha256_round(s, 0, I[0]);
+    sha256_round(s, 1, I[1]);
+    sha256_round(s, 2, I[2]);
+    sha256_round(s, 3, I[3]);
+    sha256_round(s, 4, q);
+}
+
+/* One SHA-256 hash of an LMS chain message I || q || i || j || v (23 + 4NW bytes: one
+ * block), v in big-endian words, replaced by the first NW words of the digest. pre holds
+ * the working variables after rounds 0..4 (lms_prefix_rounds). */
+template <int NW>
+__device__ __forceinline__ void lms_step_sha256(const uint32_t pre[8], const uint32_t I[4],
+                                                uint32_t q, uint32_t i, uint32_t j,
+                                                uint32_t v[NW])
+{
+    uint32_t w[16], s[8];
+    w[0] = I[0];
+    w[1] = I[1];
+    w[2] = I[2];
+    w[3] = I[3];
+    w[4] = q;
+    w[5] = i << 16 | j << 8 | v[0] >> 24;
+#pragma unroll
+    for (int k = 0; k + 1 < NW; k++)
+        w[6 + k] = v[k] << 8 | v[k + 1] >> 24;
+    w[5 + NW] = v[NW - 1] << 8 | 0x80;
+#pragma unroll
+    for (int k = 6 + NW; k < 15; k++)
+        w[k] = 0;
+    w[15] = (23 + 4 * NW) * 8;
+#pragma unroll
+    for (int k = 0; k < 8; k++)
+        s[k] = pre[k];
+#pragma unroll
+    for (int r = 5; r < 64; r++) {
+        if (r >= 16) {
+            uint32_t w15 = w[(r + 1) & 15], w2 = w[(r + 14) & 15];
+            w[r & 15] += (rotr32(w15, 7) ^ rotr32(w15, 18) ^ (w15 >> 3)) +
+                         (rotr32(w2, 17) ^ rotr32(w2, 19) ^ (w2 >> 10)) + w[(r + 9) & 15];
+        }
+        sha256_round(s, r, w[r & 15]);
+    }
+    /* the digest is the IV plus the working variables */
+    v[0] = s[0] + 0x6a09e667;
+    v[1] = s[1] + 0xbb67ae85;
+    v[2] = s[2] + 0x3c6ef372;
+    v[3] = s[3] + 0xa54ff53a;
+    v[4] = s[4] + 0x510e527f;
+    v[5] = s[5] + 0x9b05688c;
+    if (NW > 6) {
+        v[NW > 6 ? 6 : 0] = s[6] + 0x1f83d9ab;
+        v[NW > 7 ? 7 : 0] = s[7] + 0x5be0cd19;
+    }
+}
+
+__device__ __forceinline__ uint32_t be32(const uint8_t *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+__device__ __forceinline__ void put_be32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)(v >> 24);
+    p[1] = (uint8_t)(v >> 16);
+    p[2] = (uint8_t)(v >> 8);
+    p[3] = (uint8_t)v;
+}
+
+/* Chain i of leaf q: x = H(I || q || i || 0xff || SEED), then 2^w - 1 steps; the end goes
+ * to y (leaf-major: chain t = leaf * p + i). */
+template <int NW> __global__ void lms_chains_sha256(lms_args a, uint8_t *y)
+{
+    const uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= (uint64_t)a.count * a.p)
+        return;
+    const uint32_t q = a.first + (uint32_t)(t / a.p), i = (uint32_t)(t % a.p);
+    const uint32_t steps = (1u << a.w) - 1;
+    uint32_t I[4], v[NW], pre[8];
+#pragma unroll
+    for (int k = 0; k < 4; k++)
+        I[k] = be32(a.I + 4 * k);
+#pragma unroll
+    for (int k = 0; k < NW; k++)
+        v[k] = be32(a.seed + 4 * k);
+    lms_prefix_rounds(pre, I, q);
+    lms_step_sha256<NW>(pre, I, q, i, 0xff, v);
+#pragma unroll 1
+    for (uint32_t j = 0; j < steps; j++)
+        lms_step_sha256<NW>(pre, I, q, i, j, v);
+#pragma unroll
+    for (int k = 0; k < NW; k++)
+        put_be32(y + t * (4 * NW) + 4 * k, v[k]);
+}
+
+__global__ void lms_chains_shake(lms_args a, uint8_t *y)
+{
+    const uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= (uint64_t)a.count * a.p)
+        return;
+    const uint32_t q = a.first + (uint32_t)(t / a.p), i = (uint32_t)(t % a.p);
+    const uint32_t steps = (1u << a.w) - 1, n = a.n;
+    uint8_t m[23 + 32];
+    for (int k = 0; k < 16; k++)
+        m[k] = a.I[k];
+    put_be32(m + 16, q);
+    m[20] = (uint8_t)(i >> 8);
+    m[21] = (uint8_t)i;
+    m[22] = 0xff;
+    for (uint32_t k = 0; k < n; k++)
+        m[23 + k] = a.seed[k];
+    sf_hash<SF_SHAKE256>(m + 23, n, m, 23 + n);
+    for (uint32_t j = 0; j < steps; j++) {
+        m[22] = (uint8_t)j;
+        sf_hash<SF_SHAKE256>(m + 23, n, m, 23 + n);
+    }
+    for (uint32_t k = 0; k < n; k++)
+        y[t * n + k] = m[23 + k];
+}
+
+/* Leaf q: K = H(I || q || D_PBLC || y[0..p-1]), then T[2^h + q] = H(I || r || D_LEAF || K). */
+template <int F> __global__ void lms_leaf_kernel(lms_args a, const uint8_t *y, uint8_t *out)
+{
+    const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= a.count)
+        return;
+    const uint32_t q = a.first + t, n = a.n;
+    uint8_t head[22 + 32];
+    typename stream_of<F>::type h;
+    for (int k = 0; k < 16; k++)
+        head[k] = a.I[k];
+    put_be32(head + 16, q);
+    head[20] = 0x80;
+    head[21] = 0x80;
+    h.init();
+    h.absorb(head, 22);
+    h.absorb(y + (uint64_t)t * a.p * n, a.p * n);
+    h.finish(head + 22, n);
+    put_be32(head + 16, (1u << a.h) + q);
+    head[20] = 0x82;
+    head[21] = 0x82;
+    sf_hash<F>(out + (uint64_t)t * n, n, head, 22 + n);
+}
+
+/* ---- XMSS (RFC 8391) ---- */
+
+/* Leaves first .. first + count - 1 of each of ntrees trees of one key (the layers of an
+ * XMSS^MT key are built in one launch): global leaf g is leaf first + g % count of tree
+ * g / count. */
+#define SF_MAX_TREES 12
+struct xmss_args {
+    uint8_t pub_seed[64], sk_seed[64];
+    uint64_t tree[SF_MAX_TREES];
+    uint32_t layer[SF_MAX_TREES];
+    uint32_t ntrees, first, count;
+    uint32_t n, padlen, len;
+};
+
+/* ADRS word k (big-endian) in a 32-byte address. */
+__device__ __forceinline__ void adrs_set(uint8_t a[32], int k, uint32_t v) { put_be32(a + 4 * k, v); }
+
+/* The address of global leaf g's tree (type set, all else zero) and its leaf index. */
+__device__ __forceinline__ uint32_t adrs_base(uint8_t a[32], const xmss_args &x, uint32_t g,
+                                              uint32_t type)
+{
+    const uint32_t k = g / x.count;
+    for (int b = 0; b < 32; b++)
+        a[b] = 0;
+    adrs_set(a, 0, x.layer[k]);
+    adrs_set(a, 1, (uint32_t)(x.tree[k] >> 32));
+    adrs_set(a, 2, (uint32_t)x.tree[k]);
+    adrs_set(a, 3, type);
+    return x.first + g % x.count;
+}
+
+/* toByte(v, padlen) || key (n bytes) at m; returns the length written. */
+__device__ __forceinline__ unsigned put_prefix(uint8_t *m, const xmss_args &x, unsigned v,
+                                               const uint8_t *key)
+{
+    for (unsigned k = 0; k + 1 < x.padlen; k++)
+        m[k] = 0;
+    m[x.padlen - 1] = (uint8_t)v;
+    for (unsigned k = 0; k < x.n; k++)
+        m[x.padlen + k] = key[k];
+    return x.padlen + x.n;
+}
+
+/* PRF(PUB_SEED, ADRS) with keyAndMask km. */
+template <int F>
+__device__ __forceinline__ void x_prf(uint8_t *out, const xmss_args &x, uint8_t adrs[32],
+                                      uint32_t km)
+{
+    uint8_t m[64 + 64 + 32];
+    unsigned at = put_prefix(m, x, 3, x.pub_seed);
+    adrs_set(adrs, 7, km);
+    for (int k = 0; k < 32; k++)
+        m[at + k] = adrs[k];
+    sf_hash<F>(out, x.n, m, at + 32);
+}
+
+/* RAND_HASH over parts (1: F, 2: H) n-byte inputs in `in`, result to out. */
+template <int F>
+__device__ __forceinline__ void x_thash(uint8_t *out, const xmss_args &x, uint8_t adrs[32],
+                                        const uint8_t *in, unsigned parts)
+{
+    uint8_t key[64], bm[64], m[64 + 64 + 128];
+    const unsigned n = x.n;
+    x_prf<F>(key, x, adrs, 0);
+    unsigned at = put_prefix(m, x, parts == 1 ? 0 : 1, key);
+    for (unsigned j = 0; j < parts; j++) {
+        x_prf<F>(bm, x, adrs, j + 1);
+        for (unsigned k = 0; k < n; k++)
+            m[at + k] = in[j * n + k] ^ bm[k];
+        at += n;
+    }
+    sf_hash<F>(out, n, m, at);
+}
+
+template <int F> __global__ void xmss_chains_generic(xmss_args x, uint8_t *vals)
+{
+    const uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= (uint64_t)x.ntrees * x.count * x.len)
+        return;
+    const uint32_t i = (uint32_t)(t % x.len);
+    uint8_t adrs[32], v[64], m[64 + 64 + 64 + 32];
+    adrs_set(adrs, 4, adrs_base(adrs, x, (uint32_t)(t / x.len), 0));
+    adrs_set(adrs, 5, i);
+    /* sk_i = PRF_keygen(SK_SEED, PUB_SEED || ADRS) */
+    unsigned at = put_prefix(m, x, 4, x.sk_seed);
+    for (unsigned k = 0; k < x.n; k++)
+        m[at + k] = x.pub_seed[k];
+    at += x.n;
+    for (int k = 0; k < 32; k++)
+        m[at + k] = adrs[k];
+    sf_hash<F>(v, x.n, m, at + 32);
+    for (uint32_t s = 0; s < 15; s++) {
+        adrs_set(adrs, 6, s);
+        x_thash<F>(v, x, adrs, v, 1);
+    }
+    for (unsigned k = 0; k < x.n; k++)
+        vals[t * x.n + k] = v[k];
+}
+
+/* One block per leaf: the L-tree of its len chain ends, a level at a time in shared
+ * memory, one thread per parent. */
+template <int F> __global__ void xmss_ltree_generic(xmss_args x, const uint8_t *vals, uint8_t *out)
+{
+    extern __shared__ uint8_t node[]; /* len * n */
+    const uint32_t b = blockIdx.x, tid = threadIdx.x, n = x.n;
+    const uint8_t *src = vals + (uint64_t)b * x.len * n;
+    uint8_t adrs[32], res[64];
+    for (uint32_t k = tid; k < x.len * n; k += blockDim.x)
+        node[k] = src[k];
+    __syncthreads();
+    adrs_set(adrs, 4, adrs_base(adrs, x, b, 1));
+    uint32_t l = x.len;
+    for (uint32_t height = 0; l > 1; height++) {
+        const uint32_t parents = l / 2;
+        if (tid < parents) {
+            adrs_set(adrs, 5, height);
+            adrs_set(adrs, 6, tid);
+            x_thash<F>(res, x, adrs, node + 2 * tid * n, 2);
+        }
+        __syncthreads();
+        if (tid < parents)
+            for (uint32_t k = 0; k < n; k++)
+                node[tid * n + k] = res[k];
+        if ((l & 1) && tid == 0)
+            for (uint32_t k = 0; k < n; k++)
+                node[parents * n + k] = node[(l - 1) * n + k];
+        __syncthreads();
+        l -= parents;
+    }
+    if (tid == 0)
+        for (uint32_t k = 0; k < n; k++)
+            out[(uint64_t)b * n + k] = node[k];
+}
+
+/* One SHA-256 compression kept out of line: the XMSS kernels call it from many places,
+ * and one copy compiles (and caches) far better than a dozen unrolled ones. */
+__device__ __noinline__ void sf_compress256(uint32_t st[8], uint32_t w[16])
+{
+    sha256_compress(st, w);
+}
+
+/* SHA-256 with n = 32 in registers: every PRF starts from the midstate of
+ * toByte(3, 32) || PUB_SEED, every PRF_keygen from that of toByte(4, 32) || SK_SEED. */
+struct x256_mid {
+    uint32_t prf[8], keygen[8];
+};
+
+__device__ __forceinline__ void x256_midstates(x256_mid *m, const xmss_args &x)
+{
+    uint32_t w[16];
+    for (int k = 0; k < 7; k++)
+        w[k] = 0;
+    w[7] = 3;
+    for (int k = 0; k < 8; k++)
+        w[8 + k] = be32(x.pub_seed + 4 * k);
+    sha256_iv(m->prf);
+    sf_compress256(m->prf, w);
+    for (int k = 0; k < 7; k++)
+        w[k] = 0;
+    w[7] = 4;
+    for (int k = 0; k < 8; k++)
+        w[8 + k] = be32(x.sk_seed + 4 * k);
+    sha256_iv(m->keygen);
+    sf_compress256(m->keygen, w);
+}
+
+/* PRF: block 2 is ADRS || padding (96 bytes in all). */
+__device__ __forceinline__ void x256_prf(uint32_t out[8], const uint32_t mid[8],
+                                         const uint32_t a[8])
+{
+    uint32_t w[16];
+#pragma unroll
+    for (int k = 0; k < 8; k++) {
+        w[k] = a[k];
+        out[k] = mid[k];
+    }
+    w[8] = 0x80000000u;
+#pragma unroll
+    for (int k = 9; k < 15; k++)
+        w[k] = 0;
+    w[15] = 768;
+    sf_compress256(out, w);
+}
+
+/* F on v in place: a holds the address (keyAndMask is set here). */
+__device__ __forceinline__ void x256_f(uint32_t v[8], const uint32_t mid[8], uint32_t a[8])
+{
+    uint32_t key[8], bm[8], w[16], st[8];
+    a[7] = 0;
+    x256_prf(key, mid, a);
+    a[7] = 1;
+    x256_prf(bm, mid, a);
+#pragma unroll
+    for (int k = 0; k < 8; k++) {
+        w[k] = 0;
+        w[8 + k] = key[k];
+    }
+    sha256_iv(st);
+    sf_compress256(st, w);
+#pragma unroll
+    for (int k = 0; k < 8; k++)
+        w[k] = v[k] ^ bm[k];
+    w[8] = 0x80000000u;
+#pragma unroll
+    for (int k = 9; k < 15; k++)
+        w[k] = 0;
+    w[15] = 768;
+    sf_compress256(st, w);
+#pragma unroll
+    for (int k = 0; k < 8; k++)
+        v[k] = st[k];
+}
+
+/* H of l || r into out. */
+__device__ __forceinline__ void x256_h(uint32_t out[8], const uint32_t mid[8], uint32_t a[8],
+                                       const uint32_t l[8], const uint32_t r[8])
+{
+    uint32_t key[8], bm[8], w[16];
+    a[7] = 0;
+    x256_prf(key, mid, a);
+#pragma unroll
+    for (int k = 0; k < 7; k++)
+        w[k] = 0;
+    w[7] = 1;
+#pragma unroll
+    for (int k = 0; k < 8; k++)
+        w[8 + k] = key[k];
+    sha256_iv(out);
+    sf_compress256(out, w);
+    a[7] = 1;
+    x256_prf(bm, mid, a);
+#pragma unroll
+    for (int k = 0; k < 8; k++)
+        w[k] = l[k] ^ bm[k];
+    a[7] = 2;
+    x256_prf(bm, mid, a);
+#pragma unroll
+    for (int k = 0; k < 8; k++)
+        w[8 + k] = r[k] ^ bm[k];
+    sf_compress256(out, w);
+    w[0] = 0x80000000u;
+#pragma unroll
+    for (int k = 1; k < 15; k++)
+        w[k] = 0;
+    w[15] = 1024;
+    sf_compress256(out, w);
+}
+
+__global__ void xmss_chains_sha256(xmss_args x, uint8_t *vals)
+{
+    __shared__ x256_mid mid;
+    const uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (threadIdx.x == 0)
+        x256_midstates(&mid, x);
+    __syncthreads();
+    if (t >= (uint64_t)x.ntrees * x.count * x.len)
+        return;
+    const uint32_t g = (uint32_t)(t / x.len), k = g / x.count, i = (uint32_t)(t % x.len);
+    uint32_t a[8], v[8], w[16], pm[8];
+    a[0] = x.layer[k];
+    a[1] = (uint32_t)(x.tree[k] >> 32);
+    a[2] = (uint32_t)x.tree[k];
+    a[3] = 0;
+    a[4] = x.first + g % x.count;
+    a[5] = i;
+    a[6] = 0;
+    a[7] = 0;
+    /* PRF_keygen: PUB_SEED || ADRS, then a padding block (128 bytes in all) */
+#pragma unroll
+    for (int k = 0; k < 8; k++) {
+        w[k] = be32(x.pub_seed + 4 * k);
+        w[8 + k] = a[k];
+        v[k] = mid.keygen[k];
+        pm[k] = mid.prf[k];
+    }
+    sf_compress256(v, w);
+    w[0] = 0x80000000u;
+#pragma unroll
+    for (int k = 1; k < 15; k++)
+        w[k] = 0;
+    w[15] = 1024;
+    sf_compress256(v, w);
+#pragma unroll 1
+    for (uint32_t s = 0; s < 15; s++) {
+        a[6] = s;
+        x256_f(v, pm, a);
+    }
+#pragma unroll
+    for (int k = 0; k < 8; k++)
+        put_be32(vals + t * 32 + 4 * k, v[k]);
+}
+
+__global__ void xmss_ltree_sha256(xmss_args x, const uint8_t *vals, uint8_t *out)
+{
+    extern __shared__ uint32_t nodew[]; /* len * 8 words */
+    __shared__ x256_mid mid;
+    const uint32_t b = blockIdx.x, tid = threadIdx.x;
+    const uint8_t *src = vals + (uint64_t)b * x.len * 32;
+    if (tid == 0)
+        x256_midstates(&mid, x);
+    for (uint32_t k = tid; k < x.len * 8; k += blockDim.x)
+        nodew[k] = be32(src + 4 * k);
+    __syncthreads();
+    uint32_t a[8], res[8], pm[8];
+    for (int k = 0; k < 8; k++)
+        pm[k] = mid.prf[k];
+    a[0] = x.layer[b / x.count];
+    a[1] = (uint32_t)(x.tree[b / x.count] >> 32);
+    a[2] = (uint32_t)x.tree[b / x.count];
+    a[3] = 1;
+    a[4] = x.first + b % x.count;
+    uint32_t l = x.len;
+    for (uint32_t height = 0; l > 1; height++) {
+        const uint32_t parents = l / 2;
+        if (tid < parents) {
+            uint32_t lv[8], rv[8];
+            for (int k = 0; k < 8; k++) {
+                lv[k] = nodew[2 * tid * 8 + k];
+                rv[k] = nodew[(2 * tid + 1) * 8 + k];
+            }
+            a[5] = height;
+            a[6] = tid;
+            x256_h(res, pm, a, lv, rv);
+        }
+        __syncthreads();
+        if (tid < parents)
+            for (int k = 0; k < 8; k++)
+                nodew[tid * 8 + k] = res[k];
+        if ((l & 1) && tid == 0)
+            for (int k = 0; k < 8; k++)
+                nodew[parents * 8 + k] = nodew[(l - 1) * 8 + k];
+        __syncthreads();
+        l -= parents;
+    }
+    if (tid == 0)
+        for (int k = 0; k < 8; k++)
+            put_be32(out + (uint64_t)b * 32 + 4 * k, nodew[k]);
+}
+
+/* The L-tree of one leaf per thread, in place over its chain ends: for big slices, where
+ * the block-per-leaf kernel above would leave most lanes idle on the narrow upper levels
+ * (an L-tree has 33, 17, 8, 4, 2, 1, 1 nodes a level). */
+__global__ void xmss_ltree_sha256_serial(xmss_args x, uint8_t *vals, uint8_t *out)
+{
+    __shared__ x256_mid mid;
+    const uint32_t g = blockIdx.x * blockDim.x + threadIdx.x;
+    if (threadIdx.x == 0)
+        x256_midstates(&mid, x);
+    __syncthreads();
+    if (g >= x.ntrees * x.count)
+        return;
+    uint32_t *node = reinterpret_cast<uint32_t *>(vals + (uint64_t)g * x.len * 32);
+    const uint32_t k = g / x.count;
+    uint32_t a[8], pm[8], lv[8], rv[8], res[8];
+    for (int w = 0; w < 8; w++)
+        pm[w] = mid.prf[w];
+    a[0] = x.layer[k];
+    a[1] = (uint32_t)(x.tree[k] >> 32);
+    a[2] = (uint32_t)x.tree[k];
+    a[3] = 1;
+    a[4] = x.first + g % x.count;
+    uint32_t l = x.len;
+    for (uint32_t height = 0; l > 1; height++) {
+        const uint32_t parents = l / 2;
+        for (uint32_t i = 0; i < parents; i++) {
+            for (int w = 0; w < 8; w++) {
+                lv[w] = bswap32(node[2 * i * 8 + w]);
+                rv[w] = bswap32(node[(2 * i + 1) * 8 + w]);
+            }
+            a[5] = height;
+            a[6] = i;
+            x256_h(res, pm, a, lv, rv);
+            for (int w = 0; w < 8; w++)
+                node[i * 8 + w] = bswap32(res[w]);
+        }
+        if (l & 1)
+            for (int w = 0; w < 8; w++)
+                node[parents * 8 + w] = node[(l - 1) * 8 + w];
+        l -= parents;
+    }
+    for (int w = 0; w < 8; w++)
+        reinterpret_cast<uint32_t *>(out + (uint64_t)g * 32)[w] = node[w];
+}
+
+/* ---- the engine ---- */
+
+static unsigned blocks_for(uint64_t threads)
+{
+    return (unsigned)((threads + SF_THREADS - 1) / SF_THREADS);
+}
+
+/* Copies count leaves back once the kernels are done. */
+static int finish(device_ctx *d, uint8_t *out, const uint8_t *dleaves, size_t bytes)
+{
+    HBS_CUDA(cudaGetLastError());
+    HBS_CUDA(cudaMemcpyAsync(out, dleaves, bytes, cudaMemcpyDeviceToHost, d->stream));
+    HBS_CUDA(cudaStreamSynchronize(d->stream));
+    return HBS_OK;
+}
+
+static int lms_leaves_gpu(void *user, const hbs_lms_leaf_job *j, uint32_t first, size_t count,
+                          uint8_t *out)
+{
+    device_ctx *d = (device_ctx *)user;
+    const size_t n = j->n, chains = count * j->p;
+    uint8_t *dy, *dl;
+    lms_args a;
+    int err;
+    if (count == 0)
+        return HBS_OK;
+    if ((n != 32 && n != 24) || count > 0xffffffffu)
+        return HBS_ERR_UNSUPPORTED;
+    std::lock_guard<std::mutex> g(d->lock);
+    if ((err = dev_buf(d, SF_D_CHAINS, chains * n, (void **)&dy)) ||
+        (err = dev_buf(d, SF_D_LEAVES, count * n, (void **)&dl)))
+        return err;
+    memset(&a, 0, sizeof a);
+    memcpy(a.I, j->I, 16);
+    memcpy(a.seed, j->seed, n);
+    a.first = first;
+    a.count = (uint32_t)count;
+    a.n = (uint32_t)n;
+    a.p = j->p;
+    a.w = j->w;
+    a.h = j->h;
+    if (j->hash == 0) {
+        if (n == 32)
+            lms_chains_sha256<8><<<blocks_for(chains), SF_THREADS, 0, d->stream>>>(a, dy);
+        else
+            lms_chains_sha256<6><<<blocks_for(chains), SF_THREADS, 0, d->stream>>>(a, dy);
+        lms_leaf_kernel<SF_SHA256><<<blocks_for(count), SF_THREADS, 0, d->stream>>>(a, dy, dl);
+    } else {
+        lms_chains_shake<<<blocks_for(chains), SF_THREADS, 0, d->stream>>>(a, dy);
+        lms_leaf_kernel<SF_SHAKE256><<<blocks_for(count), SF_THREADS, 0, d->stream>>>(a, dy, dl);
+    }
+    err = finish(d, out, dl, count * n);
+    memset(&a, 0, sizeof a);
+    return err;
+}
+
+template <int F> static void xmss_launch_generic(device_ctx *d, const xmss_args &x, uint8_t *dv,
+                                                 uint8_t *dl)
+{
+    const uint64_t chains = (uint64_t)x.ntrees * x.count * x.len;
+    const unsigned lt = ((x.len / 2 + 31) / 32) * 32;
+    xmss_chains_generic<F><<<blocks_for(chains), SF_THREADS, 0, d->stream>>>(x, dv);
+    xmss_ltree_generic<F><<<x.ntrees * x.count, lt, x.len * x.n, d->stream>>>(x, dv, dl);
+}
+
+static int xmss_leaves_gpu(void *user, const hbs_xmss_leaf_job *jobs, size_t njobs,
+                           uint32_t first, size_t count, uint8_t *out)
+{
+    device_ctx *d = (device_ctx *)user;
+    const hbs_xmss_leaf_job *j = jobs;
+    const size_t n = j->n, leaves = njobs * count, chains = leaves * j->len;
+    uint8_t *dv, *dl;
+    xmss_args x;
+    int err;
+    if (count == 0 || njobs == 0)
+        return HBS_OK;
+    if (n > 64 || njobs > SF_MAX_TREES || leaves > 0x7fffffffu)
+        return HBS_ERR_UNSUPPORTED;
+    std::lock_guard<std::mutex> g(d->lock);
+    if ((err = dev_buf(d, SF_D_CHAINS, chains * n, (void **)&dv)) ||
+        (err = dev_buf(d, SF_D_LEAVES, leaves * n, (void **)&dl)))
+        return err;
+    memset(&x, 0, sizeof x);
+    memcpy(x.pub_seed, j->pub_seed, n);
+    memcpy(x.sk_seed, j->sk_seed, n);
+    for (size_t k = 0; k < njobs; k++) {
+        x.tree[k] = jobs[k].tree;
+        x.layer[k] = jobs[k].layer;
+    }
+    x.ntrees = (uint32_t)njobs;
+    x.first = first;
+    x.count = (uint32_t)count;
+    x.n = (uint32_t)n;
+    x.padlen = j->padlen;
+    x.len = j->len;
+    if (j->func == SF_SHA256 && n == 32) {
+        const unsigned lt = ((x.len / 2 + 31) / 32) * 32;
+        xmss_chains_sha256<<<blocks_for(chains), SF_THREADS, 0, d->stream>>>(x, dv);
+        if (leaves >= SF_SERIAL_LTREE)
+            xmss_ltree_sha256_serial<<<blocks_for(leaves), SF_THREADS, 0, d->stream>>>(x, dv, dl);
+        else
+            xmss_ltree_sha256<<<x.ntrees * x.count, lt, x.len * 32, d->stream>>>(x, dv, dl);
+    } else if (j->func == SF_SHA256) {
+        xmss_launch_generic<SF_SHA256>(d, x, dv, dl);
+    } else if (j->func == SF_SHA512) {
+        xmss_launch_generic<SF_SHA512>(d, x, dv, dl);
+    } else if (j->func == SF_SHAKE128) {
+        xmss_launch_generic<SF_SHAKE128>(d, x, dv, dl);
+    } else {
+        xmss_launch_generic<SF_SHAKE256>(d, x, dv, dl);
+    }
+    err = finish(d, out, dl, leaves * n);
+    memset(&x, 0, sizeof x);
+    return err;
+}
+
+} // namespace hbs_gpu
+
+using namespace hbs_gpu;
+
+extern "C" int hbs_gpu_leaf_engine(hbs_leaf_engine *e)
+{
+    if (!e)
+        return HBS_ERR_INVALID_ARGUMENT;
+    memset(e, 0, sizeof *e);
+    std::vector<device_ctx *> &devs = devices_in_use();
+    if (devs.empty())
+        return HBS_ERR_NO_GPU;
+    e->lms_leaves = lms_leaves_gpu;
+    e->xmss_leaves = xmss_leaves_gpu;
+    e->user = devs[0];
+    e->min_leaves = SF_MIN_LEAVES;
+    e->slice_leaves = SF_SLICE_LEAVES;
+    return HBS_OK;
+}
+
+extern "C" int hbs_gpu_stateful_keygen(const char *alg, const char *path, unsigned traversal,
+                                       uint8_t *pk, size_t pkcap, size_t *pklen,
+                                       const uint8_t *seed, size_t seedlen,
+                                       hbs_progress_fn progress, void *user)
+{
+    hbs_leaf_engine e;
+    int err;
+    if (pklen)
+        *pklen = 0;
+    gpu_clear_error();
+    if ((err = hbs_gpu_leaf_engine(&e)) != HBS_OK)
+        return err;
+    return hbs_stateful_keygen_engine(alg, path, traversal, pk, pkcap, pklen, seed, seedlen,
+                                      progress, user, &e);
+}

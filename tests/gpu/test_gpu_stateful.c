@@ -1,0 +1,451 @@
+/* GPU key generation of the stateful schemes (LMS/HSS, XMSS/XMSS^MT): every key made on the
+ * GPU equals the CPU's byte for byte (public key and the whole key file, traversal state
+ * included), for sets of every family; signatures from a GPU-made key verify; the RFC 8554 /
+ * RFC 9858 LMS keys and the pqc-kat-xmss keyGen vectors come out of the GPU path. Without a
+ * GPU every test skips and says so. */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hbs/gpu.h"
+#include "hbs/lms.h"
+#include "hbs/stateful.h"
+#include "hbs/xmss.h"
+#include "json.h"
+#include "test.h"
+
+#define NO_GPU "no CUDA GPU: this build has no CUDA or this machine has no usable GPU"
+
+static int have_gpu(void)
+{
+    if (hbs_gpu_device_count() > 0)
+        return 1;
+    test_skip("%s", NO_GPU);
+    return 0;
+}
+
+/* Makes the key of alg from a fixed seed on the CPU and on the GPU and compares the public
+ * keys and the key files. With sign, also signs a few messages with the GPU-made key and
+ * verifies them. Returns 1 if all agree. */
+static int same_key(const char *alg, unsigned traversal, int sign)
+{
+    char cpu_path[4096], gpu_path[4096];
+    static unsigned serial;
+    uint8_t seed[3 * 64], pk_cpu[HBS_STATEFUL_MAX_PK_BYTES], pk_gpu[HBS_STATEFUL_MAX_PK_BYTES];
+    size_t seedlen, pklen_cpu = 0, pklen_gpu = 0, flen_cpu = 0, flen_gpu = 0;
+    uint8_t *f_cpu, *f_gpu;
+    int family = hbs_stateful_family_of(alg), ok = 1, rc;
+
+    CHECK_MSG(family > 0, "%s: unknown", alg);
+    if (family <= 0)
+        return 0;
+    /* the seed length follows from n: try the lengths the sets use */
+    test_rand_bytes(seed, sizeof seed);
+    snprintf(cpu_path, sizeof cpu_path, "%s/gs-cpu-%u.key", test_tmpdir(), serial);
+    snprintf(gpu_path, sizeof gpu_path, "%s/gs-gpu-%u.key", test_tmpdir(), serial++);
+    seedlen = 0;
+    {
+        static const size_t lens[] = {16 + 24, 16 + 32, 3 * 24, 3 * 32, 3 * 64};
+        for (size_t i = 0; i < sizeof lens / sizeof lens[0] && !seedlen; i++) {
+            rc = hbs_stateful_keygen_ex(alg, cpu_path, traversal, pk_cpu, sizeof pk_cpu,
+                                        &pklen_cpu, seed, lens[i], NULL, NULL);
+            if (rc == HBS_OK)
+                seedlen = lens[i];
+            else
+                CHECK_MSG(rc == HBS_ERR_INVALID_ARGUMENT, "%s: CPU keygen %d", alg, rc);
+        }
+    }
+    CHECK_MSG(seedlen, "%s: no seed length accepted", alg);
+    if (!seedlen)
+        return 0;
+    rc = hbs_gpu_stateful_keygen(alg, gpu_path, traversal, pk_gpu, sizeof pk_gpu, &pklen_gpu,
+                                 seed, seedlen, NULL, NULL);
+    CHECK_MSG(rc == HBS_OK, "%s: GPU keygen %d (%s)", alg, rc, hbs_gpu_last_error());
+    if (rc != HBS_OK) {
+        remove(cpu_path);
+        return 0;
+    }
+    CHECK_MSG(pklen_gpu == pklen_cpu && memcmp(pk_cpu, pk_gpu, pklen_cpu) == 0,
+              "%s: public keys differ", alg);
+    ok &= pklen_gpu == pklen_cpu && memcmp(pk_cpu, pk_gpu, pklen_cpu) == 0;
+    f_cpu = test_read_file(cpu_path, &flen_cpu);
+    f_gpu = test_read_file(gpu_path, &flen_gpu);
+    CHECK_MSG(f_cpu && f_gpu && flen_cpu == flen_gpu && memcmp(f_cpu, f_gpu, flen_cpu) == 0,
+              "%s: key files differ", alg);
+    ok &= f_cpu && f_gpu && flen_cpu == flen_gpu && memcmp(f_cpu, f_gpu, flen_cpu) == 0;
+    free(f_cpu);
+    free(f_gpu);
+    if (sign) {
+        hbs_stateful_key *k = NULL;
+        CHECK_INT(hbs_stateful_open(&k, gpu_path, 0, 4), HBS_OK);
+        for (int m = 0; k && m < 5; m++) {
+            uint8_t msg[40], *sig;
+            size_t siglen = 0, cap = hbs_stateful_sig_bytes(k);
+            test_rand_bytes(msg, sizeof msg);
+            sig = malloc(cap);
+            CHECK(sig != NULL);
+            if (!sig)
+                break;
+            CHECK_INT(hbs_stateful_sign(k, sig, cap, &siglen, msg, sizeof msg), HBS_OK);
+            CHECK_INT(hbs_stateful_verify((hbs_stateful_family)family, pk_gpu, pklen_gpu, msg,
+                                          sizeof msg, sig, siglen),
+                      HBS_OK);
+            sig[siglen / 3] ^= 1;
+            CHECK_INT(hbs_stateful_verify((hbs_stateful_family)family, pk_gpu, pklen_gpu, msg,
+                                          sizeof msg, sig, siglen),
+                      HBS_ERR_VERIFY_FAILED);
+            free(sig);
+        }
+        hbs_stateful_close(k);
+    }
+    remove(cpu_path);
+    remove(gpu_path);
+    return ok;
+}
+
+static void run_sets(const char *const *algs, size_t count, int sign)
+{
+    size_t same = 0;
+    if (!have_gpu())
+        return;
+    for (size_t i = 0; i < count; i++)
+        same += (size_t)same_key(algs[i], 0, sign);
+    test_note("%zu/%zu sets: GPU key = CPU key", same, count);
+}
+
+static void test_gpu_stateful_misuse(void)
+{
+    uint8_t pk[HBS_STATEFUL_MAX_PK_BYTES];
+    size_t pklen = 1;
+    char path[4096];
+    if (!have_gpu())
+        return;
+    snprintf(path, sizeof path, "%s/gs-misuse.key", test_tmpdir());
+    CHECK_INT(hbs_gpu_stateful_keygen("XMSS-NOPE", path, 0, pk, sizeof pk, &pklen, NULL, 0,
+                                      NULL, NULL),
+              HBS_ERR_UNKNOWN_ALGORITHM);
+    CHECK_INT(pklen, 0);
+    CHECK_INT(hbs_gpu_stateful_keygen("XMSS-SHA2_10_256", NULL, 0, pk, sizeof pk, &pklen, NULL,
+                                      0, NULL, NULL),
+              HBS_ERR_INVALID_ARGUMENT);
+    CHECK_INT(hbs_gpu_stateful_keygen("XMSS-SHA2_10_256", path, 0, pk, sizeof pk, &pklen, pk,
+                                      5, NULL, NULL),
+              HBS_ERR_INVALID_ARGUMENT);
+    /* an existing file is never overwritten */
+    CHECK_INT(hbs_gpu_stateful_keygen("LMS_SHA256_M32_H5/LMOTS_SHA256_N32_W1", path, 0, pk,
+                                      sizeof pk, &pklen, NULL, 0, NULL, NULL),
+              HBS_OK);
+    CHECK_INT(hbs_gpu_stateful_keygen("LMS_SHA256_M32_H5/LMOTS_SHA256_N32_W1", path, 0, pk,
+                                      sizeof pk, &pklen, NULL, 0, NULL, NULL),
+              HBS_ERR_IO);
+    remove(path);
+}
+
+static void test_gpu_stateful_lms(void)
+{
+    static const char *const algs[] = {
+        "LMS_SHA256_M32_H5/LMOTS_SHA256_N32_W1", "LMS_SHA256_M32_H5/LMOTS_SHA256_N32_W2",
+        "LMS_SHA256_M32_H5/LMOTS_SHA256_N32_W4", "LMS_SHA256_M32_H5/LMOTS_SHA256_N32_W8",
+        "LMS_SHA256_M32_H10/LMOTS_SHA256_N32_W8", "LMS_SHA256_M24_H5/LMOTS_SHA256_N24_W1",
+        "LMS_SHA256_M24_H10/LMOTS_SHA256_N24_W4", "LMS_SHA256_M24_H5/LMOTS_SHA256_N24_W8",
+        "LMS_SHAKE_M32_H5/LMOTS_SHAKE_N32_W1",   "LMS_SHAKE_M32_H10/LMOTS_SHAKE_N32_W4",
+        "LMS_SHAKE_M24_H5/LMOTS_SHAKE_N24_W2",   "LMS_SHAKE_M24_H5/LMOTS_SHAKE_N24_W8",
+    };
+    run_sets(algs, sizeof algs / sizeof algs[0], 0);
+}
+
+static void test_gpu_stateful_hss(void)
+{
+    static const char *const algs[] = {
+        "LMS_SHA256_M32_H10/LMOTS_SHA256_N32_W4,LMS_SHA256_M32_H5/LMOTS_SHA256_N32_W8",
+        "LMS_SHA256_M24_H5/LMOTS_SHA256_N24_W2,LMS_SHA256_M24_H5/LMOTS_SHA256_N24_W4",
+        "LMS_SHAKE_M32_H5/LMOTS_SHAKE_N32_W4,LMS_SHAKE_M32_H5/LMOTS_SHAKE_N32_W4",
+    };
+    run_sets(algs, sizeof algs / sizeof algs[0], 1);
+}
+
+static void test_gpu_stateful_xmss(void)
+{
+    static const char *const algs[] = {
+        "XMSS-SHA2_10_256",     "XMSS-SHAKE_10_256",     "XMSS-SHA2_10_512",
+        "XMSS-SHAKE256_10_192", "XMSS-SHA2_10_192",      "XMSS-SHAKE256_10_256",
+        "XMSS-SHAKE_10_512",    "XMSSMT-SHA2_20/2_256",  "XMSSMT-SHA2_40/4_256",
+        "XMSSMT-SHAKE_20/4_256", "XMSSMT-SHA2_20/4_192",
+    };
+    run_sets(algs, sizeof algs / sizeof algs[0], 0);
+}
+
+/* Another traversal setting, a tall tree, and signatures from GPU-made keys. */
+static void test_gpu_stateful_tall_and_sign(void)
+{
+    static const char *const algs[] = {
+        "XMSS-SHA2_16_256",
+        "LMS_SHA256_M32_H15/LMOTS_SHA256_N32_W4",
+        "XMSS-SHA2_10_256",
+        "XMSSMT-SHA2_20/2_256",
+        "LMS_SHA256_M32_H10/LMOTS_SHA256_N32_W4",
+    };
+    if (!have_gpu())
+        return;
+    run_sets(algs, sizeof algs / sizeof algs[0], 1);
+    CHECK(same_key("XMSS-SHA2_10_256", 4, 1));
+    CHECK(same_key("LMS_SHA256_M32_H10/LMOTS_SHA256_N32_W2", 4, 1));
+}
+
+/* ---- vectors ---- */
+
+static char *text_field(const char *text, const char *sec, const char *key)
+{
+    const char *p = strstr(text, sec), *end, *line;
+    size_t klen = strlen(key);
+    if (!p)
+        return NULL;
+    p += strlen(sec);
+    end = strchr(p, '[');
+    for (line = p; *line && (!end || line < end);) {
+        const char *eol = strchr(line, '\n');
+        size_t ll = eol ? (size_t)(eol - line) : strlen(line);
+        if (ll > klen && strncmp(line, key, klen) == 0 &&
+            (line[klen] == ' ' || line[klen] == '=')) {
+            const char *v = memchr(line, '=', ll), *ve = line + ll;
+            if (!v)
+                return NULL;
+            v++;
+            while (v < ve && (*v == ' ' || *v == '"'))
+                v++;
+            while (ve > v && (ve[-1] == ' ' || ve[-1] == '"' || ve[-1] == '\r'))
+                ve--;
+            char *out = malloc((size_t)(ve - v) + 1);
+            if (out) {
+                memcpy(out, v, (size_t)(ve - v));
+                out[ve - v] = 0;
+            }
+            return out;
+        }
+        line = eol ? eol + 1 : line + ll;
+    }
+    return NULL;
+}
+
+static uint8_t *text_hex(const char *text, const char *sec, const char *key, size_t *len)
+{
+    char *v = text_field(text, sec, key);
+    uint8_t *b = v ? test_unhex(v, len) : NULL;
+    free(v);
+    return b;
+}
+
+static uint32_t be32(const uint8_t *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* The name of an LMS / LM-OTS typecode pair, as the stateful API spells it. */
+static int lms_alg_name(char *out, size_t cap, uint32_t lms, uint32_t ots)
+{
+    const hbs_lms_type *t = hbs_lms_type_by_code(lms);
+    const hbs_lmots_type *o = hbs_lmots_type_by_code(ots);
+    if (!t || !o)
+        return 0;
+    snprintf(out, cap, "%s/%s", hbs_lms_type_name(t), hbs_lmots_type_name(o));
+    return 1;
+}
+
+/* GPU key of one LMS tree (I, SEED) must be `want` (u32 type || u32 ots || I || root). */
+static int lms_vector_key(const uint8_t *want, size_t wantlen, const uint8_t *I,
+                          const uint8_t *seed, size_t seedlen)
+{
+    char alg[128], path[4096];
+    static unsigned serial;
+    uint8_t s[16 + 32], pk[HBS_STATEFUL_MAX_PK_BYTES];
+    size_t pklen = 0;
+    int ok;
+    if (wantlen < 8 || seedlen > 32 || !lms_alg_name(alg, sizeof alg, be32(want), be32(want + 4)))
+        return 0;
+    memcpy(s, I, 16);
+    memcpy(s + 16, seed, seedlen);
+    snprintf(path, sizeof path, "%s/gs-vec-%u.key", test_tmpdir(), serial++);
+    ok = hbs_gpu_stateful_keygen(alg, path, 0, pk, sizeof pk, &pklen, s, 16 + seedlen, NULL,
+                                 NULL) == HBS_OK &&
+         pklen == 4 + wantlen && memcmp(pk + 4, want, wantlen) == 0;
+    remove(path);
+    return ok;
+}
+
+static void test_gpu_stateful_lms_vectors(void)
+{
+    const char *dir = test_vectors_dir();
+    char path[4096];
+    size_t len;
+    uint8_t *text;
+    unsigned keys = 0, cases = 0;
+    if (!have_gpu())
+        return;
+    if (!dir) {
+        test_skip("vectors folder not found: set HBS_VECTORS");
+        return;
+    }
+    /* RFC 8554 Appendix F test case 2: the level-1 key from its I and SEED */
+    snprintf(path, sizeof path, "%s/rfc8554/rfc8554_appendixF_testcases.txt", dir);
+    text = test_read_file(path, &len);
+    CHECK_MSG(text != NULL, "cannot read %s", path);
+    if (text) {
+        size_t l1len, seedlen, Ilen;
+        const char *sec = "[rfc8554_testcase_2]";
+        uint8_t *l1 = text_hex((char *)text, sec, "level1_public_key", &l1len);
+        uint8_t *seed = text_hex((char *)text, sec, "level1_private_seed", &seedlen);
+        uint8_t *I = text_hex((char *)text, sec, "level1_private_I", &Ilen);
+        CHECK(l1 && seed && I && Ilen == 16);
+        if (l1 && seed && I && Ilen == 16) {
+            int ok = lms_vector_key(l1, l1len, I, seed, seedlen);
+            CHECK_MSG(ok, "rfc8554 level-1 key");
+            keys += (unsigned)ok;
+            cases++;
+        }
+        free(l1);
+        free(seed);
+        free(I);
+        free(text);
+    }
+    /* RFC 9858 Appendix A: four one-level keys (A.4 is H20) */
+    snprintf(path, sizeof path, "%s/rfc9858/rfc9858_appendixA_testcases.txt", dir);
+    text = test_read_file(path, &len);
+    CHECK_MSG(text != NULL, "cannot read %s", path);
+    for (int c = 1; text && c <= 4; c++) {
+        char sec[64];
+        size_t pklen, seedlen, Ilen;
+        snprintf(sec, sizeof sec, "[rfc9858_testcase_%d]", c);
+        uint8_t *pk = text_hex((char *)text, sec, "hss_public_key", &pklen);
+        uint8_t *seed = text_hex((char *)text, sec, "private_seed", &seedlen);
+        uint8_t *I = text_hex((char *)text, sec, "private_I", &Ilen);
+        CHECK_MSG(pk && seed && I && Ilen == 16 && pklen > 4, "%s: fields", sec);
+        if (pk && seed && I && Ilen == 16 && pklen > 4) {
+            int ok = lms_vector_key(pk + 4, pklen - 4, I, seed, seedlen);
+            CHECK_MSG(ok, "%s: key not reproduced on the GPU", sec);
+            keys += (unsigned)ok;
+            cases++;
+        }
+        free(pk);
+        free(seed);
+        free(I);
+    }
+    free(text);
+    CHECK_INT(cases, 5);
+    test_note("%u/%u RFC 8554 / RFC 9858 LMS keys reproduced on the GPU", keys, cases);
+}
+
+static void test_gpu_stateful_xmss_vectors(void)
+{
+    const char *dir = test_vectors_dir();
+    char base[4096];
+    DIR *d;
+    struct dirent *e;
+    unsigned keys = 0, cases = 0;
+    if (!have_gpu())
+        return;
+    if (!dir) {
+        test_skip("vectors folder not found: set HBS_VECTORS");
+        return;
+    }
+    snprintf(base, sizeof base, "%s/pqc-kat-xmss", dir);
+    d = opendir(base);
+    CHECK_MSG(d != NULL, "cannot open %s", base);
+    while (d && (e = readdir(d)) != NULL) {
+        char path[8192];
+        size_t plen, elen;
+        uint8_t *pt, *et;
+        json *pr, *ex;
+        if (!strstr(e->d_name, "-keyGen-"))
+            continue;
+        snprintf(path, sizeof path, "%s/%s/prompt.json", base, e->d_name);
+        pt = test_read_file(path, &plen);
+        snprintf(path, sizeof path, "%s/%s/expectedResults.json", base, e->d_name);
+        et = test_read_file(path, &elen);
+        pr = pt ? json_parse((const char *)pt, plen) : NULL;
+        ex = et ? json_parse((const char *)et, elen) : NULL;
+        CHECK_MSG(pr && ex, "%s: files", e->d_name);
+        const json *groups = json_get(pr, "testGroups");
+        const json *egroups = json_get(ex, "testGroups");
+        for (size_t g = 0; pr && ex && g < json_len(groups); g++) {
+            const json *grp = json_at(groups, g), *egrp = NULL;
+            const char *name = json_str(json_get(grp, "param"));
+            const hbs_xmss_params *p =
+                name ? hbs_xmss_params_by_name(name)
+                     : hbs_xmss_params_by_oid(0, (uint32_t)json_int(json_get(grp, "OID"), -1));
+            long long tg = json_int(json_get(grp, "tgId"), -1);
+            for (size_t k = 0; k < json_len(egroups); k++)
+                if (json_int(json_get(json_at(egroups, k), "tgId"), -2) == tg)
+                    egrp = json_at(egroups, k);
+            CHECK_MSG(p && egrp, "%s: group %lld", e->d_name, tg);
+            if (!p || !egrp)
+                continue;
+            const json *tests = json_get(grp, "tests"), *etests = json_get(egrp, "tests");
+            /* every case of the H10 and H16 sets; the first of the H20 ones */
+            size_t ntests = hbs_xmss_height(p) >= 20 && json_len(tests) ? 1 : json_len(tests);
+            for (size_t t = 0; t < ntests; t++) {
+                const json *tc = json_at(tests, t), *want = NULL;
+                long long id = json_int(json_get(tc, "tcId"), -1);
+                size_t n = hbs_xmss_n(p), l1 = 0, l2 = 0, l3 = 0, ls = 0, pkl = 0, got = 0;
+                uint8_t seed[3 * 64], pk[HBS_STATEFUL_MAX_PK_BYTES];
+                char kpath[8192];
+                for (size_t k = 0; k < json_len(etests); k++)
+                    if (json_int(json_get(json_at(etests, k), "tcId"), -2) == id)
+                        want = json_at(etests, k);
+                uint8_t *a = json_hex(tc, "S_XMSS", &l1), *b = json_hex(tc, "SK_PRF", &l2);
+                uint8_t *c = json_hex(tc, "I", &l3), *s = json_hex(tc, "seed", &ls);
+                uint8_t *wpk = want ? json_hex(want, "publicKey", &pkl) : NULL;
+                int have = 0;
+                if (s && ls == 3 * n) {
+                    memcpy(seed, s, 3 * n);
+                    have = 1;
+                } else if (a && b && c && l1 == n && l2 == n && l3 == n) {
+                    memcpy(seed, a, n);
+                    memcpy(seed + n, b, n);
+                    memcpy(seed + 2 * n, c, n);
+                    have = 1;
+                }
+                CHECK_MSG(have && wpk, "%s tc %lld: inputs", e->d_name, id);
+                if (have && wpk) {
+                    size_t skip;
+                    int rc;
+                    snprintf(kpath, sizeof kpath, "%s/gs-kat-%u.key", test_tmpdir(), cases);
+                    rc = hbs_gpu_stateful_keygen(hbs_xmss_name(p), kpath, 0, pk, sizeof pk,
+                                                 &got, seed, 3 * n, NULL, NULL);
+                    /* one folder gives root || SEED without the OID */
+                    skip = pkl == 2 * n ? 4 : 0;
+                    int ok = rc == HBS_OK && got == pkl + skip &&
+                             memcmp(pk + skip, wpk, pkl) == 0;
+                    CHECK_MSG(ok, "%s tc %lld: public key (rc %d)", e->d_name, id, rc);
+                    keys += (unsigned)ok;
+                    cases++;
+                    remove(kpath);
+                }
+                free(a);
+                free(b);
+                free(c);
+                free(s);
+                free(wpk);
+            }
+        }
+        json_free(pr);
+        json_free(ex);
+        free(pt);
+        free(et);
+    }
+    if (d)
+        closedir(d);
+    CHECK(cases > 0);
+    test_note("%u/%u pqc-kat-xmss keyGen public keys reproduced on the GPU", keys, cases);
+}
+
+const hbs_test hbs_tests_gpu_stateful[] = {
+    {"misuse", test_gpu_stateful_misuse},
+    {"lms", test_gpu_stateful_lms},
+    {"hss", test_gpu_stateful_hss},
+    {"xmss", test_gpu_stateful_xmss},
+    {"tall_and_sign", test_gpu_stateful_tall_and_sign},
+    {"lms_vectors", test_gpu_stateful_lms_vectors},
+    {"xmss_vectors", test_gpu_stateful_xmss_vectors},
+    {NULL, NULL},
+};
