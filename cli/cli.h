@@ -49,13 +49,22 @@ typedef struct {
 } hbs_cli_command;
 
 /* A getopt-like walk over argv[1..]: "-s VALUE", "--secret VALUE", "--secret=VALUE", and
- * "-" as a value (stdin/stdout). Positional arguments are refused. */
+ * "-" as a value (stdin/stdout). Positional arguments are refused unless the command sets
+ * `positional` (after init): then each comes back as HBS_CLI_POSITIONAL with the argument
+ * as its value, and "--" makes every later argument positional (names starting with '-').
+ * An option whose metavar starts with '[' ("[=auto]") is a flag that may take an inline
+ * value: "--gpu" gives NULL, "--gpu=auto" gives "auto". */
 typedef struct {
     const hbs_cli_command *cmd;
     int argc;
     char **argv;
     int next;
+    int positional;      /* the command takes positional arguments */
+    int after_dashdash;  /* "--" was seen: the rest is positional */
 } hbs_cli_parser;
+
+/* The id positional arguments come back with; option ids of a command stay below it. */
+#define HBS_CLI_POSITIONAL 0x7fff
 
 void hbs_cli_parser_init(hbs_cli_parser *ps, const hbs_cli_command *cmd, int argc, char **argv);
 #define HBS_CLI_PARSE_ERROR (-1)
@@ -102,6 +111,11 @@ typedef struct {
 int hbs_cli_output_begin(hbs_cli_output *o, const char *path, const uint8_t *data, size_t len,
                          int secret);
 int hbs_cli_output_commit(hbs_cli_output *o);
+/* As commit, but an existing file is never replaced: it is an error ("exists") even if the
+ * file appeared after the caller last looked (the final name is a hard link, which the
+ * kernel refuses over an existing name; where the file system has no hard links, a check
+ * just before the rename). */
+int hbs_cli_output_commit_new(hbs_cli_output *o);
 /* Removes the temporary file, if any. Safe to call after commit. */
 void hbs_cli_output_abort(hbs_cli_output *o);
 /* begin + commit. */
@@ -162,6 +176,8 @@ extern const hbs_cli_command hbs_cli_cmd_keygen;
 extern const hbs_cli_command hbs_cli_cmd_sign;
 extern const hbs_cli_command hbs_cli_cmd_verify;
 extern const hbs_cli_command hbs_cli_cmd_demo;
+/* The demo's stateful part (cli/demo_stateful.c): the number of sets that failed. */
+int hbs_cli_demo_stateful(void);
 extern const hbs_cli_command hbs_cli_cmd_bench;
 
 /* ---- the GPU benchmark (gpu_bench.c) ---- */

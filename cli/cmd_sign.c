@@ -1,17 +1,31 @@
-/* hbs sign: SLH-DSA or HashSLH-DSA signature of a file. */
+/* hbs sign: SLH-DSA or HashSLH-DSA signature of a file, or of many (batch.h). */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "batch.h"
 #include "cli.h"
 #include "stateful.h"
 
 enum { OPT_SECRET = 1, OPT_MESSAGE, OPT_SIG, OPT_CONTEXT, OPT_PREHASH, OPT_DETERMINISTIC,
-       OPT_RANDOMNESS, OPT_RAW, OPT_ALG, OPT_RESERVE };
+       OPT_RANDOMNESS, OPT_RAW, OPT_ALG, OPT_RESERVE, OPT_OUT_DIR, OPT_FORCE, OPT_GPU,
+       OPT_BATCH, OPT_VERBOSE };
 
 static const hbs_cli_option options[] = {
     {OPT_SECRET, 's', "secret", "FILE", "secret key file"},
-    {OPT_MESSAGE, 'm', "message", "FILE", "message to sign"},
-    {OPT_SIG, 'x', "signature", "FILE", "signature file to write (raw bytes)"},
+    {OPT_MESSAGE, 'm', "message", "FILE", "message to sign (may be repeated; or name the "
+                                          "files after the options)"},
+    {OPT_SIG, 'x', "signature", "FILE", "signature file to write (raw bytes), for one message; "
+                                        "replaced if it exists"},
+    {OPT_OUT_DIR, 'o', "out-dir", "DIR", "write the FILE.sig files into DIR instead of beside "
+                                         "each FILE"},
+    {OPT_FORCE, 0, "force", NULL, "replace existing FILE.sig files (without -x)"},
+    {OPT_GPU, 0, "gpu", "[=auto]", "sign on the GPU (SLH-DSA); without a GPU an error, or "
+                                   "the CPU with =auto"},
+    {OPT_BATCH, 0, "batch", "N", "messages read and signed at once (default 4096)"},
+    {OPT_VERBOSE, 'v', "verbose", NULL, "say on stderr which engine signed, and how fast"},
     {OPT_CONTEXT, 0, "context", "HEX", "context string, 0 to 255 bytes (default empty)"},
     {OPT_PREHASH, 0, "prehash", "HASH", "HashSLH-DSA with this pre-hash: SHA2-256, SHAKE-128, ..."},
     {OPT_DETERMINISTIC, 0, "deterministic", NULL, "deterministic signing (opt_rand = PK.seed)"},
@@ -19,7 +33,7 @@ static const hbs_cli_option options[] = {
     {OPT_RAW, 0, "raw", NULL, "the secret key file holds the bare FIPS 205 bytes (needs -a)"},
     {OPT_ALG, 'a', "algorithm", "ALG", "parameter set of a --raw key"},
     {OPT_RESERVE, 0, "reserve", "N", "stateful keys: set N indices aside per state update "
-                                     "(default 1: one update per signature)"},
+                                     "(default 1 with -x, else all the run needs)"},
     {0, 0, NULL, NULL, NULL},
 };
 
@@ -27,6 +41,11 @@ typedef struct {
     const char *sk_path, *msg_path, *sig_path, *context_hex, *prehash, *rand_hex, *alg;
     int deterministic, raw;
     unsigned long reserve;
+    hbs_cli_files files; /* every message: -m and the names after the options */
+    const char *out_dir;
+    int force, verbose;
+    hbs_cli_gpu_mode gpu;
+    unsigned long batch;
 } sign_args;
 
 static int parse_args(sign_args *a, int argc, char **argv)
@@ -35,11 +54,26 @@ static int parse_args(sign_args *a, int argc, char **argv)
     const char *v;
     int id;
     memset(a, 0, sizeof *a);
+    if (hbs_cli_files_init(&a->files, (size_t)argc))
+        return HBS_CLI_ERROR;
     hbs_cli_parser_init(&ps, &hbs_cli_cmd_sign, argc, argv);
+    ps.positional = 1;
     while ((id = hbs_cli_parser_next(&ps, &v)) > 0) {
         switch (id) {
         case OPT_SECRET: a->sk_path = v; break;
-        case OPT_MESSAGE: a->msg_path = v; break;
+        case OPT_MESSAGE: hbs_cli_files_add(&a->files, v); break;
+        case HBS_CLI_POSITIONAL: hbs_cli_files_add(&a->files, v); break;
+        case OPT_OUT_DIR: a->out_dir = v; break;
+        case OPT_FORCE: a->force = 1; break;
+        case OPT_VERBOSE: a->verbose = 1; break;
+        case OPT_GPU:
+            if (hbs_cli_gpu_parse(v, &a->gpu))
+                return HBS_CLI_ERROR;
+            break;
+        case OPT_BATCH:
+            if (hbs_cli_parse_uint("--batch", v, 1, 1000000, &a->batch))
+                return HBS_CLI_ERROR;
+            break;
         case OPT_SIG: a->sig_path = v; break;
         case OPT_CONTEXT: a->context_hex = v; break;
         case OPT_PREHASH: a->prehash = v; break;
@@ -55,11 +89,20 @@ static int parse_args(sign_args *a, int argc, char **argv)
     }
     if ((id = hbs_cli_parser_end(id)) != HBS_CLI_OK)
         return id;
-    if (!a->sk_path || !a->msg_path || !a->sig_path)
-        return hbs_cli_error("sign", "needs -s SECRET, -m MESSAGE and -x SIGNATURE "
-                                     "(try 'hbs help sign')");
-    if (hbs_cli_is_std(a->sk_path) && hbs_cli_is_std(a->msg_path))
-        return hbs_cli_error("sign", "at most one input may be '-' (stdin)");
+    if (!a->sk_path || a->files.count == 0)
+        return hbs_cli_error("sign", "needs -s SECRET and a message file (try 'hbs help sign')");
+    if (a->sig_path && a->files.count > 1)
+        return hbs_cli_error("-x", "names one signature file, but %zu messages are given: "
+                             "leave -x out to write FILE.sig beside each (or into -o DIR)",
+                             a->files.count);
+    if (a->sig_path && a->out_dir)
+        return hbs_cli_error("sign", "-x and -o exclude each other");
+    if (a->files.count == 1)
+        a->msg_path = a->files.msgs[0];
+    if (hbs_cli_is_std(a->sk_path))
+        for (size_t i = 0; i < a->files.count; i++)
+            if (hbs_cli_is_std(a->files.msgs[i]))
+                return hbs_cli_error("sign", "at most one input may be '-' (stdin)");
     if (a->deterministic && a->rand_hex)
         return hbs_cli_error("sign", "--deterministic and --randomness exclude each other");
     return HBS_CLI_OK;
@@ -130,48 +173,118 @@ static int sign_message(const sign_args *a, const hbs_key *sk, const uint8_t *ms
     return rc;
 }
 
-static int run(int argc, char **argv)
+/* Before a many-file run signs anything (or a stateful key spends an index): every message
+ * readable, and no signature file in the way unless it may be replaced. */
+static int check_files(const sign_args *a, int replace)
 {
-    sign_args a;
-    int rc = parse_args(&a, argc, argv);
-    if (rc)
-        return rc == HBS_CLI_DONE ? HBS_CLI_OK : rc;
+    const hbs_cli_files *f = &a->files;
+    struct stat st;
+    if (a->out_dir && (stat(a->out_dir, &st) != 0 || !S_ISDIR(st.st_mode)))
+        return hbs_cli_error(a->out_dir, "not a folder (-o); nothing signed");
+    for (size_t i = 0; i < f->count; i++) {
+        if (!hbs_cli_is_std(f->msgs[i]) && access(f->msgs[i], R_OK) != 0)
+            return hbs_cli_error(f->msgs[i], "cannot read it: %s; nothing signed",
+                                 strerror(errno));
+        if (!replace && lstat(f->sigs[i], &st) == 0)
+            return hbs_cli_error(f->sigs[i], "exists (--force replaces it); nothing signed");
+    }
+    return HBS_CLI_OK;
+}
 
-    if (hbs_cli_is_state_file(a.sk_path)) {
-        if (a.context_hex || a.prehash || a.deterministic || a.rand_hex || a.raw)
+static int sign_files(sign_args *a)
+{
+    /* -x names its file, which is replaced as it always was; names made up here are not
+     * replaced without --force. */
+    int replace = a->sig_path || a->force;
+    hbs_cli_batch_args b = {
+        .files = &a->files, .key_path = a->sk_path, .context_hex = a->context_hex,
+        .prehash = a->prehash, .rand_hex = a->rand_hex, .deterministic = a->deterministic,
+        .replace = replace, .verbose = a->verbose,
+        .batch = a->batch ? a->batch : HBS_CLI_BATCH_DEFAULT,
+    };
+    int stateful = hbs_cli_is_state_file(a->sk_path);
+    if (stateful && (a->context_hex || a->prehash || a->deterministic || a->rand_hex || a->raw))
+        return hbs_cli_error("sign", "--context, --prehash, --deterministic, --randomness "
+                                     "and --raw apply to SLH-DSA keys only");
+    if (!stateful && a->reserve)
+        return hbs_cli_error("--reserve", "applies to stateful keys only");
+    if (hbs_cli_gpu_resolve(&a->gpu, stateful))
+        return HBS_CLI_ERROR;
+    b.gpu = a->gpu == HBS_CLI_GPU_ON;
+    if (hbs_cli_files_name_sigs(&a->files, a->sig_path, a->out_dir, "-o") ||
+        check_files(a, replace))
+        return HBS_CLI_ERROR;
+    if (stateful)
+        return hbs_cli_stateful_sign_many(a->sk_path, &b, a->reserve);
+
+    hbs_key sk;
+    if (hbs_cli_load_key(&sk, a->sk_path, HBS_KEY_SECRET, a->raw, a->alg))
+        return HBS_CLI_ERROR;
+    int rc = hbs_cli_slhdsa_sign_many(&sk, &b);
+    hbs_key_wipe(&sk);
+    return rc;
+}
+
+/* The one-message form with -x, exactly as it has always worked. */
+static int sign_one(const sign_args *a)
+{
+    int rc;
+    if (hbs_cli_is_state_file(a->sk_path)) {
+        if (a->context_hex || a->prehash || a->deterministic || a->rand_hex || a->raw)
             return hbs_cli_error("sign", "--context, --prehash, --deterministic, --randomness "
                                          "and --raw apply to SLH-DSA keys only");
-        return hbs_cli_stateful_sign(a.sk_path, a.msg_path, a.sig_path,
-                                     a.reserve ? a.reserve : 1);
+        return hbs_cli_stateful_sign(a->sk_path, a->msg_path, a->sig_path,
+                                     a->reserve ? a->reserve : 1);
     }
-    if (a.reserve)
+    if (a->reserve)
         return hbs_cli_error("--reserve", "applies to stateful keys only");
 
     hbs_key sk;
-    if (hbs_cli_load_key(&sk, a.sk_path, HBS_KEY_SECRET, a.raw, a.alg))
+    if (hbs_cli_load_key(&sk, a->sk_path, HBS_KEY_SECRET, a->raw, a->alg))
         return HBS_CLI_ERROR;
     uint8_t *msg;
     size_t msglen;
-    rc = hbs_cli_read_file(a.msg_path, &msg, &msglen);
+    rc = hbs_cli_read_file(a->msg_path, &msg, &msglen);
     if (!rc) {
-        rc = sign_message(&a, &sk, msg, msglen);
+        rc = sign_message(a, &sk, msg, msglen);
         free(msg);
     }
     hbs_key_wipe(&sk);
     return rc;
 }
 
+static int run(int argc, char **argv)
+{
+    sign_args a;
+    int rc = parse_args(&a, argc, argv);
+    if (rc == HBS_CLI_OK)
+        rc = a.sig_path && a.gpu == HBS_CLI_GPU_OFF && !a.verbose ? sign_one(&a)
+                                                                  : sign_files(&a);
+    hbs_cli_files_free(&a.files);
+    return rc == HBS_CLI_DONE ? HBS_CLI_OK : rc;
+}
+
 const hbs_cli_command hbs_cli_cmd_sign = {
     "sign",
     run,
-    "-s SECRET -m MESSAGE -x SIGNATURE [--context HEX] [--prehash HASH] "
-    "[--deterministic | --randomness HEX] [--raw -a ALG] [--reserve N]",
-    "Sign a message.",
+    "-s SECRET [options] FILE...\n"
+    "       hbs sign -s SECRET -m MESSAGE -x SIGNATURE [options]",
+    "Sign a message, or many.",
     "Signing is hedged by default: fresh randomness from the operating system is mixed in.\n"
     "A key whose OID is a HashSLH-DSA one signs with its bound pre-hash. The key is checked\n"
     "(its root recomputed) before use and each signature is verified before it is written.\n\n"
+    "Many messages (FILE... or several -m): each signature goes to FILE.sig beside FILE, or\n"
+    "into -o DIR; an existing one is an error unless --force (-x, for one message, replaces\n"
+    "its file as it always has). Every file is checked readable, and every FILE.sig absent,\n"
+    "before anything is signed. SLH-DSA messages are signed in batches of --batch N (read\n"
+    "N at a time) on every CPU core, or on the GPU with --gpu: without a usable GPU that is an\n"
+    "error (exit 2), while --gpu=auto falls back to the CPU and says so. GPU signatures are\n"
+    "byte-identical to the CPU's and are verified on the CPU before they are written.\n\n"
     "With a stateful key file (LMS/HSS, XMSS) the file's state advances on disk (written,\n"
     "fsynced, renamed) before the signature is made; concurrent signers wait for each other.\n"
-    "--reserve N advances it N at a time: fewer syncs, and a crash burns at most N - 1.",
+    "--reserve N advances it N at a time: fewer syncs, and a crash burns at most N - 1.\n"
+    "Many messages take consecutive indices, all set aside in one update unless --reserve;\n"
+    "a key with fewer indices left than messages signs nothing. Stateful keys have no GPU\n"
+    "path: --gpu is an error for them.",
     options,
 };

@@ -191,6 +191,34 @@ int hbs_cli_output_commit(hbs_cli_output *o)
     return HBS_CLI_OK;
 }
 
+int hbs_cli_output_commit_new(hbs_cli_output *o)
+{
+    if (hbs_cli_is_std(o->path))
+        return hbs_cli_output_commit(o);
+    if (link(o->tmp, o->path) == 0) {
+        unlink(o->tmp);
+        o->pending = 0;
+        char folder[4096];
+        folder_of(folder, sizeof folder, o->path);
+        int dfd = open(folder, O_RDONLY | O_CLOEXEC);
+        if (dfd >= 0) {
+            (void)fsync(dfd);
+            close(dfd);
+        }
+        return HBS_CLI_OK;
+    }
+    int e = errno;
+    if (e == EPERM || e == EOPNOTSUPP || e == ENOSYS) {
+        if (access(o->path, F_OK) != 0)
+            return hbs_cli_output_commit(o);
+        e = EEXIST;
+    }
+    hbs_cli_output_abort(o);
+    if (e == EEXIST)
+        return hbs_cli_error(o->path, "exists; not replaced");
+    return hbs_cli_error(o->path, "%s", strerror(e));
+}
+
 void hbs_cli_output_abort(hbs_cli_output *o)
 {
     if (o->pending) {

@@ -12,6 +12,8 @@ void hbs_cli_parser_init(hbs_cli_parser *ps, const hbs_cli_command *cmd, int arg
     ps->argc = argc;
     ps->argv = argv;
     ps->next = 1;
+    ps->positional = 0;
+    ps->after_dashdash = 0;
 }
 
 static const hbs_cli_option *find_long(const hbs_cli_option *opts, const char *name,
@@ -44,6 +46,16 @@ int hbs_cli_parser_next(hbs_cli_parser *ps, const char **value)
         return 0;
     const char *arg = ps->argv[ps->next++];
 
+    if (ps->positional) {
+        if (!ps->after_dashdash && strcmp(arg, "--") == 0) {
+            ps->after_dashdash = 1;
+            return hbs_cli_parser_next(ps, value);
+        }
+        if (ps->after_dashdash || arg[0] != '-' || arg[1] == '\0') {
+            *value = arg;
+            return HBS_CLI_POSITIONAL;
+        }
+    }
     if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
         hbs_cli_print_help(stdout, ps->cmd);
         return HBS_CLI_PARSE_HELP;
@@ -68,6 +80,10 @@ int hbs_cli_parser_next(hbs_cli_parser *ps, const char **value)
     if (!opt)
         return bad_option(ps, arg, "unknown option");
 
+    if (opt->metavar && opt->metavar[0] == '[') {
+        *value = inline_value; /* an optional value comes only inline: "--gpu=auto" */
+        return opt->id;
+    }
     if (!opt->metavar) {
         if (inline_value)
             return bad_option(ps, arg, "option takes no value:");
@@ -98,11 +114,13 @@ void hbs_cli_print_help(FILE *f, const hbs_cli_command *cmd)
     fprintf(f, "\noptions:\n");
     for (const hbs_cli_option *o = cmd->options; o->id; o++) {
         char left[64];
+        /* an optional value follows the name without a space: "--gpu[=auto]" */
+        const char *space = o->metavar && o->metavar[0] != '[' ? " " : "";
         if (o->short_name)
-            snprintf(left, sizeof left, "-%c, --%s%s%s", o->short_name, o->long_name,
-                     o->metavar ? " " : "", o->metavar ? o->metavar : "");
+            snprintf(left, sizeof left, "-%c, --%s%s%s", o->short_name, o->long_name, space,
+                     o->metavar ? o->metavar : "");
         else
-            snprintf(left, sizeof left, "    --%s%s%s", o->long_name, o->metavar ? " " : "",
+            snprintf(left, sizeof left, "    --%s%s%s", o->long_name, space,
                      o->metavar ? o->metavar : "");
         fprintf(f, "  %-28s %s\n", left, o->help);
     }

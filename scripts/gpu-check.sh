@@ -54,7 +54,9 @@ check() {
     [ -x "$BUILD/hbs" ] && [ -x "$BUILD/hbs_tests" ] || { echo "no binaries in $BUILD"; return 2; }
     echo
     echo "== GPU tests =="
-    out=$("$BUILD/hbs_tests" gpu/ 2>&1)
+    # gpu/: SLH-DSA on the GPU; gpu_cli/: hbs sign/verify --gpu on many files;
+    # gpu_stateful/: LMS/HSS and XMSS key generation on the GPU
+    out=$("$BUILD/hbs_tests" gpu/ gpu_cli/ gpu_stateful/ 2>&1)
     echo "$out"
     echo "$out" | grep -q '^ok .*gpu/' || { echo "gpu-check: no GPU test ran"; status=1; }
     echo "$out" | grep -q '^FAIL' && status=1
@@ -65,6 +67,11 @@ check() {
     echo "== GPU benchmark =="
     # shellcheck disable=SC2086
     run "$BUILD/hbs" bench --gpu --json "$json" ${GPU_CHECK_BENCH_ARGS:-} || status=1
+    echo
+    echo "== GPU stateful key generation =="
+    run "$BUILD/hbs" bench --gpu --stateful -a XMSSMT-SHA2_20/2_256 -a XMSS-SHA2_10_256 \
+        -a LMS_SHA256_M32_H10/LMOTS_SHA256_N32_W8 -a LMS_SHA256_M32_H15/LMOTS_SHA256_N32_W8 \
+        -a XMSS-SHA2_16_256 --iterations 5 || status=1
     echo
     echo "gpu-check: $( [ $status = 0 ] && echo passed || echo FAILED )"
     return $status

@@ -19,5 +19,7 @@ const hbs_test_group hbs_test_groups[] = {
     {"cli", hbs_tests_cli},
     {"interop", hbs_tests_interop},
     {"gpu", hbs_tests_gpu},
+    {"gpu_cli", hbs_tests_gpu_cli},
+    {"gpu_stateful", hbs_tests_gpu_stateful},
     {NULL, NULL},
 };

@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "hbs/gpu.h"
 #include "hbs/keyfile.h"
 #include "hbs/slhdsa.h"
 #include "json.h"
@@ -947,6 +948,21 @@ static void test_demo(void)
         const char *ok = line ? strstr(line, "ok") : NULL;
         CHECK_MSG(line && ok && (!eol || ok < eol), "no passing demo row for %s", set_names[i]);
     }
+    /* the stateful part: at least one LMS, one HSS, one XMSS and one XMSS^MT row, all ok */
+    {
+        static const char *const families[] = {"\nLMS_", "/LMOTS_SHA256_N32_W8,LMS_",
+                                               "\nXMSS-", "\nXMSSMT-"};
+        for (size_t f = 0; f < sizeof families / sizeof families[0]; f++)
+            CHECK_MSG(strstr(text, families[f]) != NULL, "no demo row like '%s'",
+                      families[f] + (families[f][0] == '\n'));
+        for (const char *line = strstr(text, "\nLMS_"); line; line = strchr(line + 1, '\n')) {
+            const char *eol = strchr(line + 1, '\n');
+            if (strncmp(line + 1, "LMS_", 4) && strncmp(line + 1, "XMSS", 4))
+                continue;
+            const char *ok = strstr(line, "ok: verified");
+            CHECK_MSG(ok && (!eol || ok < eol), "stateful demo row failed: %.60s", line + 1);
+        }
+    }
     free(text);
 }
 
@@ -1158,6 +1174,382 @@ static void test_stateful_keygen_interrupt(void)
     CHECK_INT(hidden_files(dir), 0);
 }
 
+/* ---- many files at once: sign FILE..., verify FILE... ---------------------------------- */
+
+/* Runs `hbs` with arguments args[0..n) (stdout to out, or /dev/null); as run_hbs. */
+static int run_hbs_argv(const char *out, const char *const *args, size_t n)
+{
+    const char *argv[256];
+    size_t argc = 0;
+    argv[argc++] = test_hbs_bin();
+    for (size_t i = 0; i < n && argc < 255; i++)
+        argv[argc++] = args[i];
+    argv[argc] = NULL;
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        int fin = open("/dev/null", O_RDONLY);
+        int fout = open(out ? out : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        int ferr = open(stderr_path(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fin < 0 || fout < 0 || ferr < 0 || dup2(fin, 0) < 0 || dup2(fout, 1) < 0 ||
+            dup2(ferr, 2) < 0)
+            _exit(125);
+        execv(argv[0], (char *const *)argv);
+        _exit(126);
+    }
+    int status;
+    while (waitpid(pid, &status, 0) < 0) {
+    }
+    if (WIFEXITED(status))
+        return WEXITSTATUS(status);
+    return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+/* Whether stderr of the last run mentions `text`. */
+static int stderr_has(const char *text)
+{
+    char *e = (char *)read_bytes(stderr_path(), NULL);
+    int yes = e && strstr(e, text) != NULL;
+    free(e);
+    return yes;
+}
+
+static int same_file(const char *a, const char *b)
+{
+    size_t la, lb;
+    uint8_t *x = read_bytes(a, &la), *y = read_bytes(b, &lb);
+    int same = x && y && la == lb && memcmp(x, y, la) == 0;
+    free(x);
+    free(y);
+    return same;
+}
+
+#define MANY 7
+
+/* MANY messages of assorted lengths (one empty, one of 5000 bytes) in dir; paths to msgs. */
+static void many_messages(const char *dir, char msgs[MANY][600])
+{
+    uint8_t buf[5000];
+    for (int i = 0; i < MANY; i++) {
+        char name[16];
+        size_t len = i == 0 ? 0 : i == 1 ? sizeof buf : (size_t)(10 * i);
+        snprintf(name, sizeof name, "m%d", i);
+        snprintf(msgs[i], 600, "%s", in_dir(dir, name));
+        test_rand_bytes(buf, len);
+        write_bytes(msgs[i], buf, len);
+    }
+}
+
+static const char *sig_of(const char *msg)
+{
+    static char bufs[8][4300];
+    static unsigned next;
+    char *b = bufs[next++ % 8];
+    snprintf(b, sizeof bufs[0], "%s.sig", msg);
+    return b;
+}
+
+/* sign FILE...: FILE.sig beside each (or in -o DIR), byte-identical to the one-message form,
+ * never over an existing file without --force, and errors before anything is signed. */
+static void test_sign_many(void)
+{
+    if (!binary_present())
+        return;
+    const char *d = fresh_dir("many-sign"), *sk = in_dir(d, "sk.pem"), *pk = in_dir(d, "pk.pem");
+    char m[MANY][600];
+    const char *args[64];
+    size_t n = 0;
+    CHECK_INT(run_hbs(NULL, NULL, "keygen", "-a", ALG, "-s", sk, "-p", pk, NULL), 0);
+    many_messages(d, m);
+
+    /* batches of 3 over 7 files: the last batch is short */
+    args[n++] = "sign", args[n++] = "-s", args[n++] = sk, args[n++] = "--deterministic";
+    args[n++] = "--batch", args[n++] = "3";
+    for (int i = 0; i < MANY; i++)
+        args[n++] = m[i];
+    CHECK_INT(run_hbs_argv(NULL, args, n), 0);
+    for (int i = 0; i < MANY; i++) {
+        const char *one = in_dir(d, "one.sig");
+        size_t len;
+        free(read_bytes(sig_of(m[i]), &len));
+        CHECK_MSG(len == ALG_SIG_BYTES, "%s: %zu bytes", sig_of(m[i]), len);
+        CHECK_INT(run_hbs(NULL, NULL, "sign", "-s", sk, "-m", m[i], "-x", one,
+                          "--deterministic", NULL), 0);
+        CHECK_MSG(same_file(one, sig_of(m[i])), "message %d: the many-file signature differs "
+                  "from the one-message form's", i);
+        remove(one);
+    }
+    /* existing signature files are kept; --force replaces them (hedged: new bytes) */
+    uint8_t *before = read_bytes(sig_of(m[2]), NULL);
+    CHECK_INT(run_hbs(NULL, NULL, "sign", "-s", sk, m[1], m[2], NULL), 2);
+    check_error_line("sign over existing .sig files");
+    CHECK(stderr_has(".sig") && stderr_has("--force"));
+    uint8_t *after = read_bytes(sig_of(m[2]), NULL);
+    CHECK(before && after && memcmp(before, after, ALG_SIG_BYTES) == 0);
+    free(after);
+    CHECK_INT(run_hbs(NULL, NULL, "sign", "-s", sk, "--force", "-m", m[1], "-m", m[2], NULL), 0);
+    after = read_bytes(sig_of(m[2]), NULL);
+    CHECK(before && after && memcmp(before, after, ALG_SIG_BYTES) != 0);
+    free(before);
+    free(after);
+    CHECK_INT(run_hbs(NULL, NULL, "verify", "-q", "-p", pk, "-m", m[2], "-x", sig_of(m[2]),
+                      NULL), 0);
+
+    /* -o DIR */
+    const char *od = subdir("many-sign-out");
+    char osig[700];
+    snprintf(osig, sizeof osig, "%s/m3.sig", od);
+    remove(osig);
+    CHECK_INT(run_hbs(NULL, NULL, "sign", "-s", sk, "-o", od, "--deterministic", m[3], NULL), 0);
+    CHECK(same_file(osig, sig_of(m[3])));
+    CHECK_INT(run_hbs(NULL, NULL, "sign", "-s", sk, "-o", in_dir(d, "no-such-dir"), m[3],
+                      NULL), 2);
+    check_error_line("-o to a missing folder");
+
+    /* errors, each before anything is signed */
+    const char *e1 = in_dir(d, "e1"), *missing = in_dir(d, "missing");
+    write_text(e1, "e1");
+    CHECK_INT(run_hbs(NULL, NULL, "sign", "-s", sk, e1, missing, NULL), 2);
+    check_error_line("a missing message");
+    CHECK(stderr_has(missing));
+    CHECK(!file_exists(sig_of(e1)));
+    CHECK_INT(run_hbs(NULL, NULL, "sign", "-s", sk, "-x", in_dir(d, "x.sig"), e1, m[1], NULL), 2);
+    check_error_line("-x with two messages");
+    CHECK(!file_exists(in_dir(d, "x.sig")) && !file_exists(sig_of(e1)));
+    CHECK_INT(run_hbs(NULL, NULL, "sign", "-s", sk, "-x", in_dir(d, "x.sig"), "-o", od, e1,
+                      NULL), 2);
+    CHECK_INT(run_hbs(e1, NULL, "sign", "-s", sk, "-", NULL), 2); /* stdin has no name */
+    check_error_line("stdin without -x");
+    CHECK_INT(run_hbs(NULL, NULL, "sign", "-s", sk, NULL), 2);
+    check_error_line("no message");
+    CHECK_INT(run_hbs(NULL, NULL, "sign", "-s", sk, "--gpu=sometimes", e1, NULL), 2);
+    /* two messages of one name signing into one folder */
+    const char *sa = subdir("many-sign-a"), *sb = subdir("many-sign-b");
+    char fa[700], fb[700];
+    snprintf(fa, sizeof fa, "%s/same", sa);
+    snprintf(fb, sizeof fb, "%s/same", sb);
+    write_text(fa, "a");
+    write_text(fb, "b");
+    CHECK_INT(run_hbs(NULL, NULL, "sign", "-s", sk, "-o", od, fa, fb, NULL), 2);
+    check_error_line("two messages, one signature name");
+    /* a signature that would replace a message of the same run */
+    CHECK_INT(run_hbs(NULL, NULL, "sign", "-s", sk, "--force", e1, sig_of(e1), NULL), 2);
+    CHECK(!file_exists(sig_of(e1)));
+
+    /* --gpu: the GPU where there is one, else an error; --gpu=auto falls back */
+    const char *g = in_dir(d, "g.sig");
+    if (hbs_gpu_device_count() == 0) {
+        CHECK_INT(run_hbs(NULL, NULL, "sign", "-s", sk, "--gpu", "--deterministic", "-m", m[4],
+                          "-x", g, NULL), 2);
+        check_error_line("--gpu without a GPU");
+        CHECK(stderr_has("no CUDA GPU"));
+        CHECK(!file_exists(g));
+    }
+    CHECK_INT(run_hbs(NULL, NULL, "sign", "-s", sk, "--gpu=auto", "-v", "--deterministic",
+                      "-m", m[4], "-x", g, NULL), 0);
+    CHECK(same_file(g, sig_of(m[4])));
+    CHECK(stderr_has(hbs_gpu_device_count() ? "GPU" : "CPU"));
+    CHECK_INT(hidden_files(d), 0);
+}
+
+/* verify FILE...: one line per file in order, exit 0 / 1 / 2, -q, --json, --sig-dir. */
+static void test_verify_many(void)
+{
+    if (!binary_present())
+        return;
+    const char *d = fresh_dir("many-verify"), *sk = in_dir(d, "sk.pem"), *pk = in_dir(d, "pk.pem");
+    const char *out = in_dir(d, "out.txt");
+    char m[MANY][600];
+    const char *args[64];
+    size_t n = 0;
+    CHECK_INT(run_hbs(NULL, NULL, "keygen", "-a", ALG, "-s", sk, "-p", pk, NULL), 0);
+    many_messages(d, m);
+    args[n++] = "sign", args[n++] = "-s", args[n++] = sk;
+    for (int i = 0; i < MANY; i++)
+        args[n++] = m[i];
+    CHECK_INT(run_hbs_argv(NULL, args, n), 0);
+
+    n = 0;
+    args[n++] = "verify", args[n++] = "-p", args[n++] = pk, args[n++] = "--batch";
+    args[n++] = "2";
+    for (int i = 0; i < MANY; i++)
+        args[n++] = m[i];
+    CHECK_INT(run_hbs_argv(out, args, n), 0);
+    char expect[MANY * 700] = "";
+    for (int i = 0; i < MANY; i++) {
+        strcat(expect, m[i]);
+        strcat(expect, ": OK\n");
+    }
+    char *text = (char *)read_bytes(out, NULL);
+    CHECK_MSG(text && strcmp(text, expect) == 0, "verify printed:\n%s", text ? text : "");
+    free(text);
+
+    /* a flipped bit and a short signature: invalid, status 1, the rest still OK */
+    size_t len;
+    uint8_t *s = read_bytes(sig_of(m[2]), &len);
+    if (s && len == ALG_SIG_BYTES) {
+        s[len / 2] ^= 4;
+        write_bytes(sig_of(m[2]), s, len);
+        write_bytes(sig_of(m[5]), s, len - 1);
+    }
+    free(s);
+    CHECK_INT(run_hbs_argv(out, args, n), 1);
+    text = (char *)read_bytes(out, NULL);
+    char line[1400];
+    snprintf(line, sizeof line, "%s: INVALID (signature does not match)\n", m[2]);
+    CHECK_MSG(text && strstr(text, line), "verify printed:\n%s", text ? text : "");
+    snprintf(line, sizeof line, "%s: INVALID (wrong length: %d bytes, expected %d)\n", m[5],
+             ALG_SIG_BYTES - 1, ALG_SIG_BYTES);
+    CHECK_MSG(text && strstr(text, line), "verify printed:\n%s", text ? text : "");
+    snprintf(line, sizeof line, "%s: OK\n%s: OK\n", m[3], m[4]);
+    CHECK(text && strstr(text, line));
+    free(text);
+
+    /* -q: nothing printed, the same status */
+    const char *qargs[64] = {"verify", "-q"};
+    memcpy(qargs + 2, args + 1, (n - 1) * sizeof *args);
+    CHECK_INT(run_hbs_argv(out, qargs, n + 1), 1);
+    free(read_bytes(out, &len));
+    CHECK_INT(len, 0);
+
+    /* a missing signature file: status 2, reported in its place, the others still checked */
+    remove(sig_of(m[6]));
+    CHECK_INT(run_hbs_argv(out, args, n), 2);
+    CHECK(stderr_has(sig_of(m[6])));
+    text = (char *)read_bytes(out, NULL);
+    snprintf(line, sizeof line, "%s: ERROR (", m[6]);
+    CHECK(text && strstr(text, line));
+    snprintf(line, sizeof line, "%s: OK\n", m[4]);
+    CHECK(text && strstr(text, line));
+    free(text);
+
+    /* --json: one object per line */
+    const char *jargs[64] = {"verify", "--json"};
+    memcpy(jargs + 2, args + 1, (n - 1) * sizeof *args);
+    CHECK_INT(run_hbs_argv(out, jargs, n + 1), 2);
+    text = (char *)read_bytes(out, NULL);
+    int lines = 0;
+    static const char *const want[MANY] = {"ok", "ok", "invalid", "ok", "ok", "invalid", "error"};
+    for (char *p = text, *nl; p && (nl = strchr(p, '\n')) != NULL; p = nl + 1, lines++) {
+        json *j = json_parse(p, (size_t)(nl - p));
+        CHECK_MSG(j != NULL, "not JSON: %.*s", (int)(nl - p), p);
+        if (lines < MANY) {
+            CHECK(json_str(json_get(j, "file")) && strcmp(json_str(json_get(j, "file")), m[lines]) == 0);
+            const char *st = json_str(json_get(j, "status"));
+            CHECK_MSG(st && strcmp(st, want[lines]) == 0, "file %d: status %s", lines, st ? st : "?");
+            CHECK(json_is_true(json_get(j, "valid")) == (lines != 2 && lines != 5 && lines != 6));
+        }
+        json_free(j);
+    }
+    CHECK_INT(lines, MANY);
+    free(text);
+
+    /* --sig-dir, and the one-message -x form with --json */
+    const char *sd = fresh_dir("many-verify-sigs");
+    CHECK_INT(run_hbs(NULL, NULL, "sign", "-s", sk, "-o", sd, m[0], m[1], NULL), 0);
+    CHECK_INT(run_hbs(NULL, out, "verify", "-p", pk, "--sig-dir", sd, m[0], m[1], NULL), 0);
+    CHECK_INT(run_hbs(NULL, out, "verify", "-p", pk, "--sig-dir", sd, "--context", "00", m[0],
+                      NULL), 1);
+    CHECK_INT(run_hbs(NULL, out, "verify", "-p", pk, m[0], "-m", m[1], NULL), 0);
+    CHECK_INT(run_hbs(NULL, out, "verify", "-p", pk, "-x", sig_of(m[1]), "--json", m[1], NULL), 0);
+    json *j = load_json(out);
+    CHECK(j && json_is_true(json_get(j, "valid")));
+    json_free(j);
+    CHECK_INT(run_hbs(NULL, out, "verify", "-p", pk, "-x", sig_of(m[1]), m[0], m[1], NULL), 2);
+    check_error_line("verify -x with two messages");
+    CHECK_INT(run_hbs(NULL, out, "verify", "-p", pk, NULL), 2);
+    if (hbs_gpu_device_count() == 0) {
+        CHECK_INT(run_hbs(NULL, out, "verify", "-p", pk, "--gpu", m[0], m[1], NULL), 2);
+        check_error_line("verify --gpu without a GPU");
+        CHECK(stderr_has("no CUDA GPU"));
+    }
+    CHECK_INT(run_hbs(NULL, out, "verify", "-p", pk, "--gpu=auto", m[0], m[1], NULL), 0);
+}
+
+/* Many files under a stateful key: consecutive indices, one state update, all or nothing
+ * when the key runs short, and no GPU path. */
+static void test_stateful_many(void)
+{
+    if (!binary_present())
+        return;
+    const char *d = fresh_dir("many-sf"), *st = in_dir(d, "k.state"), *pub = in_dir(d, "k.pub");
+    const char *info = in_dir(d, "info.json"), *out = in_dir(d, "out.txt");
+    char m[MANY][600];
+    const char *args[64];
+    size_t n = 0;
+    CHECK_INT(run_hbs(NULL, NULL, "keygen", "-a", stateful_algs[0], "-s", st, "-p", pub, NULL), 0);
+    many_messages(d, m);
+    args[n++] = "sign", args[n++] = "-s", args[n++] = st;
+    for (int i = 0; i < 5; i++)
+        args[n++] = m[i];
+    CHECK_INT(run_hbs_argv(NULL, args, n), 0);
+    /* HSS: Nspk (4 bytes), then the LMS index q */
+    for (int i = 0; i < 5; i++) {
+        uint8_t *s = read_bytes(sig_of(m[i]), NULL);
+        CHECK_MSG(s && s[4] == 0 && s[5] == 0 && s[6] == 0 && s[7] == i,
+                  "message %d signed with index %d", i, s ? s[7] : -1);
+        free(s);
+    }
+    CHECK_INT(run_hbs(NULL, info, "key", "info", "-s", st, "--json", NULL), 0);
+    CHECK_INT(info_field(info, "next_index"), 5);
+    args[0] = "verify", args[1] = "-p", args[2] = pub;
+    CHECK_INT(run_hbs_argv(out, args, n), 0);
+    CHECK_INT(run_hbs(NULL, out, "verify", "-p", pub, m[4], NULL), 0);
+    CHECK_INT(run_hbs(NULL, out, "verify", "-p", pub, "-m", m[3], "-x", sig_of(m[4]), NULL), 1);
+
+    /* --reserve 2 over two messages: indices 5 and 6, one update to 7 */
+    CHECK_INT(run_hbs(NULL, NULL, "sign", "-s", st, "--reserve", "2", m[5], m[6], NULL), 0);
+    CHECK_INT(run_hbs(NULL, info, "key", "info", "-s", st, "--json", NULL), 0);
+    CHECK_INT(info_field(info, "next_index"), 7);
+
+    /* 25 indices left: 30 messages sign nothing and spend nothing */
+    char names[30][600];
+    n = 0;
+    args[n++] = "sign", args[n++] = "-s", args[n++] = st;
+    for (int i = 0; i < 30; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "x%d", i);
+        snprintf(names[i], sizeof names[i], "%s", in_dir(d, name));
+        write_text(names[i], name);
+        args[n++] = names[i];
+    }
+    CHECK_INT(run_hbs_argv(NULL, args, n), 2);
+    check_error_line("stateful key too short for the messages");
+    CHECK(stderr_has("left"));
+    CHECK(!file_exists(sig_of(names[0])));
+    CHECK_INT(run_hbs(NULL, info, "key", "info", "-s", st, "--json", NULL), 0);
+    CHECK_INT(info_field(info, "next_index"), 7);
+
+    /* no GPU path for stateful keys: an error, whatever the machine; =auto uses the CPU */
+    CHECK_INT(run_hbs(NULL, NULL, "sign", "-s", st, "--gpu", names[0], NULL), 2);
+    check_error_line("--gpu with a stateful key");
+    CHECK(stderr_has("no GPU path"));
+    CHECK(!file_exists(sig_of(names[0])));
+    CHECK_INT(run_hbs(NULL, NULL, "verify", "-p", pub, "--gpu", m[0], NULL), 2);
+    CHECK_INT(run_hbs(NULL, NULL, "sign", "-s", st, "--gpu=auto", names[0], NULL), 0);
+    CHECK_INT(run_hbs(NULL, NULL, "verify", "-p", pub, "--gpu=auto", names[0], NULL), 0);
+}
+
+/* help shows the many-file forms; the old -x forms keep their exact output. */
+static void test_many_help(void)
+{
+    if (!binary_present())
+        return;
+    const char *out = tpath("many-help.txt");
+    CHECK_INT(run_hbs(NULL, out, "help", "sign", NULL), 0);
+    char *t = (char *)read_bytes(out, NULL);
+    CHECK(t && strstr(t, "FILE...") && strstr(t, "--gpu[=auto]") && strstr(t, "--force") &&
+          strstr(t, "-o, --out-dir DIR"));
+    free(t);
+    CHECK_INT(run_hbs(NULL, out, "verify", "--help", NULL), 0);
+    t = (char *)read_bytes(out, NULL);
+    CHECK(t && strstr(t, "FILE...") && strstr(t, "--sig-dir DIR") && strstr(t, "--json"));
+    free(t);
+}
+
 const hbs_test hbs_tests_cli[] = {
     {"stateful_keygen_interrupt", test_stateful_keygen_interrupt},
     {"stateful_roundtrip", test_stateful_roundtrip},
@@ -1177,5 +1569,9 @@ const hbs_test hbs_tests_cli[] = {
     {"file_safety", test_file_safety},
     {"bench_json", test_bench_json},
     {"demo", test_demo},
+    {"sign_many", test_sign_many},
+    {"verify_many", test_verify_many},
+    {"stateful_many", test_stateful_many},
+    {"many_help", test_many_help},
     {NULL, NULL},
 };

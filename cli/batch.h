@@ -1,0 +1,74 @@
+/* Many message files in one `hbs sign` or `hbs verify`: the list of files and where their
+ * signatures go, the choice of engine (--gpu), and the two batch drivers. Files are read in
+ * batches of at most `batch` messages (and about BATCH_BYTES of them), so a run over
+ * 100,000 files never holds them all in memory. */
+#ifndef HBS_CLI_BATCH_H
+#define HBS_CLI_BATCH_H
+
+#include "cli.h"
+
+/* Messages per batch unless --batch says otherwise, and the message bytes a batch stops
+ * growing at (a single larger file still makes a batch of one). */
+#define HBS_CLI_BATCH_DEFAULT 4096
+#define HBS_CLI_BATCH_BYTES ((size_t)256 << 20)
+
+/* The message files of a run and the signature file of each. */
+typedef struct {
+    const char **msgs; /* paths as given (argv strings) */
+    char **sigs;       /* owned */
+    size_t count, cap;
+} hbs_cli_files;
+
+/* An empty list with room for cap messages; HBS_CLI_ERROR if out of memory. */
+int hbs_cli_files_init(hbs_cli_files *f, size_t cap);
+void hbs_cli_files_add(hbs_cli_files *f, const char *msg);
+/* Names each message's signature file: `explicit_sig` for a single message (-x), else
+ * FILE.sig beside FILE, or DIR/BASENAME.sig when dir is given (-o, --sig-dir). "-" (stdin)
+ * needs -x. Two messages signing to the same file are an error. */
+int hbs_cli_files_name_sigs(hbs_cli_files *f, const char *explicit_sig, const char *dir,
+                            const char *dir_opt);
+void hbs_cli_files_free(hbs_cli_files *f);
+
+/* Reads a whole file ("-": stdin) without printing anything: 0, or the errno of the
+ * failure. Messages and signatures are not secret: plain free() of *out. */
+int hbs_cli_read_plain(const char *path, uint8_t **out, size_t *outlen);
+
+/* --gpu: off, on (no GPU is an error), or auto (no GPU: the CPU, with a note). */
+typedef enum { HBS_CLI_GPU_OFF = 0, HBS_CLI_GPU_ON, HBS_CLI_GPU_AUTO } hbs_cli_gpu_mode;
+
+/* The value of --gpu ("--gpu" gives NULL, "--gpu=auto" gives "auto"). */
+int hbs_cli_gpu_parse(const char *value, hbs_cli_gpu_mode *out);
+/* Settles the engine before any work: --gpu without a usable GPU, or with a stateful key
+ * (the library has no GPU path for those), is an error; --gpu=auto then falls back to the
+ * CPU, saying so on stderr. On return *mode is OFF or ON. */
+int hbs_cli_gpu_resolve(hbs_cli_gpu_mode *mode, int stateful);
+/* "GPU: NVIDIA H200 (1 in use)" or the CPU backend line, for --verbose. */
+void hbs_cli_engine_line(char *out, size_t cap, int gpu);
+
+/* What sign and verify hand to the batch drivers. */
+typedef struct {
+    const hbs_cli_files *files;
+    const char *key_path; /* -s or -p, for messages about the key */
+    const char *context_hex, *prehash, *rand_hex;
+    int deterministic;
+    int replace;  /* signature files may be replaced (-x, or --force) */
+    int gpu;      /* resolved: 1 for the GPU engine */
+    int verbose;
+    int quiet;    /* verify: print nothing */
+    int json;     /* verify: one JSON object per line */
+    int terse;    /* verify: "valid"/"invalid" lines, as the -x form always printed */
+    size_t batch;
+} hbs_cli_batch_args;
+
+/* Signs every message with an SLH-DSA key, batch by batch, on the CPU (all cores) or the
+ * GPU; each signature is verified on the CPU before it is written. */
+int hbs_cli_slhdsa_sign_many(const hbs_key *sk, const hbs_cli_batch_args *a);
+/* Signs the messages one after another with consecutive indices of a stateful key. The key
+ * must have an index left for every message, or nothing is signed. reserve 0: all the
+ * indices the run needs are set aside in one state update. */
+int hbs_cli_stateful_sign_many(const char *sk_path, const hbs_cli_batch_args *a,
+                               unsigned long reserve);
+/* Verifies every message against its signature file and reports each (see cmd_verify.c). */
+int hbs_cli_verify_many(const hbs_key *pk, const hbs_cli_batch_args *a);
+
+#endif
