@@ -3,7 +3,11 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
 
 #include "hbs/hbs.h"
 
@@ -22,11 +26,12 @@ typedef struct {
     void *arg;
     size_t count;
     atomic_size_t next;
+    atomic_ulong posted; /* generation, readable without the lock for spinning workers */
 } pool_state;
 
 static pool_state pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
                           PTHREAD_COND_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, 0, 0, 0, 0,
-                          NULL, NULL, 0, 0};
+                          NULL, NULL, 0, 0, 0};
 static atomic_uint thread_cap; /* 0: not set yet */
 
 static unsigned default_threads(void)
@@ -75,12 +80,50 @@ static void run_items(hbs_task_fn fn, void *arg, size_t count)
     }
 }
 
+/* How long a worker that finished a loop keeps watching for the next one before it sleeps.
+ * A signature runs many short loops back to back (an HSS step, the levels of a
+ * verification, the layers of a hypertree): waking a sleeping thread costs tens of
+ * microseconds, often as much as the loop itself, while a watching one starts at once. */
+#define SPIN_NS 100000
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    _mm_pause();
+#endif
+}
+
+/* Returns once a loop newer than `seen` was posted or SPIN_NS have passed. */
+static void watch_for_work(unsigned long seen)
+{
+    const uint64_t until = now_ns() + SPIN_NS;
+    for (unsigned i = 1;; i++) {
+        if (atomic_load_explicit(&pool.posted, memory_order_relaxed) != seen)
+            return;
+        cpu_relax();
+        if ((i & 63) == 0 && now_ns() > until)
+            return;
+    }
+}
+
 static void *worker(void *unused)
 {
     unsigned long seen = 0;
     (void)unused;
     pthread_mutex_lock(&pool.lock);
     for (;;) {
+        if (pool.generation == seen || pool.wanted == 0) {
+            pthread_mutex_unlock(&pool.lock);
+            watch_for_work(seen);
+            pthread_mutex_lock(&pool.lock);
+        }
         while (pool.generation == seen || pool.wanted == 0)
             pthread_cond_wait(&pool.work_ready, &pool.lock);
         seen = pool.generation;
@@ -137,6 +180,7 @@ void hbs_parallel_for(size_t count, hbs_task_fn fn, void *arg)
     atomic_store(&pool.next, 0);
     pool.wanted = helpers;
     pool.generation++;
+    atomic_store_explicit(&pool.posted, pool.generation, memory_order_relaxed);
     pthread_cond_broadcast(&pool.work_ready);
     pthread_mutex_unlock(&pool.lock);
 
