@@ -153,17 +153,12 @@ static const hbs_cli_column scolumns[] = {
 };
 #define NUM_SCOLUMNS (sizeof scolumns / sizeof scolumns[0])
 
-/* Signing runs on the calling thread; key generation and (multi-level HSS) verification
- * may use the library's threads. */
-static unsigned long op_threads(int op, unsigned long threads)
-{
-    return op == SOP_KEYGEN || op == SOP_VERIFY ? threads : 1;
-}
-
 static void print_srow(FILE *out, const srecord *r, unsigned long threads)
 {
     char th[32], med[32], mn[32], mx[32], ops[32], runs[32];
-    unsigned long t = op_threads(r->op, threads);
+    /* what the operation was allowed: key generation, LMS/HSS signing (a step's leaves beside
+     * the one-time signature) and HSS verification (independent levels) use the threads */
+    unsigned long t = threads;
     snprintf(th, sizeof th, "%lu", t);
     snprintf(med, sizeof med, "%.3f", r->st.median);
     snprintf(mn, sizeof mn, "%.3f", r->st.min);
@@ -190,7 +185,7 @@ static char *json_rows(const srecord *recs, size_t n, const char *backend, unsig
             "\"workers\": 1, \"batch\": 1, \"median_ms\": %.6f, \"min_ms\": %.6f, "
             "\"max_ms\": %.6f, \"ops_per_s\": %.3f, \"runs\": %zu, \"hashes_per_op\": 0, "
             "\"hash_ceiling_ms\": 0, \"hash_efficiency\": 0}%s\n",
-            r->alg, sop_names[r->op], backend, op_threads(r->op, threads),
+            r->alg, sop_names[r->op], backend, threads,
             r->st.median, r->st.min, r->st.max, r->ops_per_s, r->st.count,
             i + 1 < n ? "," : "");
     }
@@ -224,7 +219,7 @@ int hbs_cli_bench_stateful(const char *const *algs, size_t nalgs, int do_keygen,
         rc = hbs_cli_error("--threads", "cannot use %lu threads", threads);
     threads = hbs_get_threads();
     snprintf(backend, sizeof backend, "cpu-%s", hbs_backend_name());
-    fprintf(out, "\nstateful schemes: keygen in memory on %lu thread(s); sign through a key "
+    fprintf(out, "\nstateful schemes: %lu library thread(s); keygen in memory; sign through a key "
                  "file (state written before each signature: 'sign' without fsync, "
                  "'sign+fsync' as a real signer); verify of the last signature\n",
             threads);

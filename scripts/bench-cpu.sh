@@ -32,6 +32,6 @@ cores=$(nproc)
     -a SLH-DSA-SHA2-128f -a SLH-DSA-SHAKE-128f -a SLH-DSA-SHA2-192f -a SLH-DSA-SHA2-256f \
     --json "$out-batch.json"
   echo
-  echo "## stateful schemes (LMS/HSS, XMSS/XMSS^MT): keygen on $cores threads, sign and verify on one"
+  echo "## stateful schemes (LMS/HSS, XMSS/XMSS^MT): $cores library threads per operation"
   build/hbs bench --stateful --threads "$cores" --json "$out-stateful.json"
 } 2>&1 | tee "$out.txt"
