@@ -178,6 +178,49 @@ int hbs_cli_gpu_parse(const char *value, hbs_cli_gpu_mode *out)
     return HBS_CLI_OK;
 }
 
+int hbs_cli_many_init(hbs_cli_many_opts *m, int argc)
+{
+    memset(m, 0, sizeof *m);
+    return hbs_cli_files_init(&m->files, (size_t)argc);
+}
+
+int hbs_cli_many_option(hbs_cli_many_opts *m, int id, const char *v)
+{
+    switch (id) {
+    case HBS_CLI_OPT_MESSAGE:
+    case HBS_CLI_POSITIONAL: hbs_cli_files_add(&m->files, v); break;
+    case HBS_CLI_OPT_SIG: m->sig_path = v; break;
+    case HBS_CLI_OPT_CONTEXT: m->context_hex = v; break;
+    case HBS_CLI_OPT_PREHASH: m->prehash = v; break;
+    case HBS_CLI_OPT_RAW: m->raw = 1; break;
+    case HBS_CLI_OPT_ALG: m->alg = v; break;
+    case HBS_CLI_OPT_VERBOSE: m->verbose = 1; break;
+    case HBS_CLI_OPT_GPU: return hbs_cli_gpu_parse(v, &m->gpu) ? -1 : 1;
+    case HBS_CLI_OPT_BATCH:
+        return hbs_cli_parse_uint("--batch", v, 1, 1000000, &m->batch) ? -1 : 1;
+    default: return 0;
+    }
+    return 1;
+}
+
+int hbs_cli_many_finish(hbs_cli_many_opts *m, const char *cmd, int dir_given,
+                        const char *dir_opt, const char *hint)
+{
+    if (m->sig_path && m->files.count > 1)
+        return hbs_cli_error("-x", "names one signature file, but %zu messages are given: "
+                             "leave -x out to %s", m->files.count, hint);
+    if (m->sig_path && dir_given)
+        return hbs_cli_error(cmd, "-x and %s exclude each other", dir_opt);
+    if (m->files.count == 1)
+        m->msg_path = m->files.msgs[0];
+    return HBS_CLI_OK;
+}
+
+void hbs_cli_many_free(hbs_cli_many_opts *m)
+{
+    hbs_cli_files_free(&m->files);
+}
+
 int hbs_cli_gpu_resolve(hbs_cli_gpu_mode *mode, int stateful)
 {
     const char *why = NULL;

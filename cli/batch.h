@@ -45,6 +45,34 @@ int hbs_cli_gpu_resolve(hbs_cli_gpu_mode *mode, int stateful);
 /* "GPU: NVIDIA H200 (1 in use)" or the CPU backend line, for --verbose. */
 void hbs_cli_engine_line(char *out, size_t cap, int gpu);
 
+/* The options sign and verify share: the message files (-m and the names after the
+ * options), -x, --context, --prehash, --raw with -a, --gpu, --batch and --verbose. Each
+ * command lists them in its option table under these ids, with its own help text. */
+enum { HBS_CLI_OPT_MESSAGE = 100, HBS_CLI_OPT_SIG, HBS_CLI_OPT_CONTEXT, HBS_CLI_OPT_PREHASH,
+       HBS_CLI_OPT_RAW, HBS_CLI_OPT_ALG, HBS_CLI_OPT_GPU, HBS_CLI_OPT_BATCH,
+       HBS_CLI_OPT_VERBOSE };
+
+typedef struct {
+    hbs_cli_files files;
+    const char *msg_path; /* the message when there is exactly one */
+    const char *sig_path, *context_hex, *prehash, *alg;
+    int raw, verbose;
+    hbs_cli_gpu_mode gpu;
+    unsigned long batch; /* 0: HBS_CLI_BATCH_DEFAULT */
+} hbs_cli_many_opts;
+
+/* Room for the files of argc arguments; HBS_CLI_ERROR if out of memory. */
+int hbs_cli_many_init(hbs_cli_many_opts *m, int argc);
+/* Takes one parsed option if it is a shared one: 1 taken, 0 not a shared option, or
+ * -1 for a bad value (reported). */
+int hbs_cli_many_option(hbs_cli_many_opts *m, int id, const char *value);
+/* After parsing: -x names one signature file, so it takes one message, and it excludes the
+ * folder option (`dir_opt`, set when dir_given); sets msg_path for a single message. `hint`
+ * ends the -x error: where the signatures go instead. */
+int hbs_cli_many_finish(hbs_cli_many_opts *m, const char *cmd, int dir_given,
+                        const char *dir_opt, const char *hint);
+void hbs_cli_many_free(hbs_cli_many_opts *m);
+
 /* What sign and verify hand to the batch drivers. */
 typedef struct {
     const hbs_cli_files *files;

@@ -9,78 +9,62 @@
 #include "cli.h"
 #include "stateful.h"
 
-enum { OPT_SECRET = 1, OPT_MESSAGE, OPT_SIG, OPT_CONTEXT, OPT_PREHASH, OPT_DETERMINISTIC,
-       OPT_RANDOMNESS, OPT_RAW, OPT_ALG, OPT_RESERVE, OPT_OUT_DIR, OPT_FORCE, OPT_GPU,
-       OPT_BATCH, OPT_VERBOSE };
+enum { OPT_SECRET = 1, OPT_DETERMINISTIC, OPT_RANDOMNESS, OPT_RESERVE, OPT_OUT_DIR,
+       OPT_FORCE };
 
 static const hbs_cli_option options[] = {
     {OPT_SECRET, 's', "secret", "FILE", "secret key file"},
-    {OPT_MESSAGE, 'm', "message", "FILE", "message to sign (may be repeated; or name the "
+    {HBS_CLI_OPT_MESSAGE, 'm', "message", "FILE", "message to sign (may be repeated; or name the "
                                           "files after the options)"},
-    {OPT_SIG, 'x', "signature", "FILE", "signature file to write (raw bytes), for one message; "
+    {HBS_CLI_OPT_SIG, 'x', "signature", "FILE", "signature file to write (raw bytes), for one message; "
                                         "replaced if it exists"},
     {OPT_OUT_DIR, 'o', "out-dir", "DIR", "write the FILE.sig files into DIR instead of beside "
                                          "each FILE"},
     {OPT_FORCE, 0, "force", NULL, "replace existing FILE.sig files (without -x)"},
-    {OPT_GPU, 0, "gpu", "[=auto]", "sign on the GPU (SLH-DSA); without a GPU an error, or "
+    {HBS_CLI_OPT_GPU, 0, "gpu", "[=auto]", "sign on the GPU (SLH-DSA); without a GPU an error, or "
                                    "the CPU with =auto"},
-    {OPT_BATCH, 0, "batch", "N", "messages read and signed at once (default 4096)"},
-    {OPT_VERBOSE, 'v', "verbose", NULL, "say on stderr which engine signed, and how fast"},
-    {OPT_CONTEXT, 0, "context", "HEX", "context string, 0 to 255 bytes (default empty)"},
-    {OPT_PREHASH, 0, "prehash", "HASH", "HashSLH-DSA with this pre-hash: SHA2-256, SHAKE-128, ..."},
+    {HBS_CLI_OPT_BATCH, 0, "batch", "N", "messages read and signed at once (default 4096)"},
+    {HBS_CLI_OPT_VERBOSE, 'v', "verbose", NULL, "say on stderr which engine signed, and how fast"},
+    {HBS_CLI_OPT_CONTEXT, 0, "context", "HEX", "context string, 0 to 255 bytes (default empty)"},
+    {HBS_CLI_OPT_PREHASH, 0, "prehash", "HASH", "HashSLH-DSA with this pre-hash: SHA2-256, SHAKE-128, ..."},
     {OPT_DETERMINISTIC, 0, "deterministic", NULL, "deterministic signing (opt_rand = PK.seed)"},
     {OPT_RANDOMNESS, 0, "randomness", "HEX", "opt_rand to use (n bytes), for known-answer tests"},
-    {OPT_RAW, 0, "raw", NULL, "the secret key file holds the bare FIPS 205 bytes (needs -a)"},
-    {OPT_ALG, 'a', "algorithm", "ALG", "parameter set of a --raw key"},
+    {HBS_CLI_OPT_RAW, 0, "raw", NULL, "the secret key file holds the bare FIPS 205 bytes (needs -a)"},
+    {HBS_CLI_OPT_ALG, 'a', "algorithm", "ALG", "parameter set of a --raw key"},
     {OPT_RESERVE, 0, "reserve", "N", "stateful keys: set N indices aside per state update "
                                      "(default 1 with -x, else all the run needs)"},
     {0, 0, NULL, NULL, NULL},
 };
 
 typedef struct {
-    const char *sk_path, *msg_path, *sig_path, *context_hex, *prehash, *rand_hex, *alg;
-    int deterministic, raw;
+    hbs_cli_many_opts m;
+    const char *sk_path, *rand_hex, *out_dir;
+    int deterministic, force;
     unsigned long reserve;
-    hbs_cli_files files; /* every message: -m and the names after the options */
-    const char *out_dir;
-    int force, verbose;
-    hbs_cli_gpu_mode gpu;
-    unsigned long batch;
 } sign_args;
 
 static int parse_args(sign_args *a, int argc, char **argv)
 {
     hbs_cli_parser ps;
     const char *v;
-    int id;
+    int id, taken;
     memset(a, 0, sizeof *a);
-    if (hbs_cli_files_init(&a->files, (size_t)argc))
+    if (hbs_cli_many_init(&a->m, argc))
         return HBS_CLI_ERROR;
     hbs_cli_parser_init(&ps, &hbs_cli_cmd_sign, argc, argv);
     ps.positional = 1;
     while ((id = hbs_cli_parser_next(&ps, &v)) > 0) {
+        if ((taken = hbs_cli_many_option(&a->m, id, v)) != 0) {
+            if (taken < 0)
+                return HBS_CLI_ERROR;
+            continue;
+        }
         switch (id) {
         case OPT_SECRET: a->sk_path = v; break;
-        case OPT_MESSAGE: hbs_cli_files_add(&a->files, v); break;
-        case HBS_CLI_POSITIONAL: hbs_cli_files_add(&a->files, v); break;
         case OPT_OUT_DIR: a->out_dir = v; break;
         case OPT_FORCE: a->force = 1; break;
-        case OPT_VERBOSE: a->verbose = 1; break;
-        case OPT_GPU:
-            if (hbs_cli_gpu_parse(v, &a->gpu))
-                return HBS_CLI_ERROR;
-            break;
-        case OPT_BATCH:
-            if (hbs_cli_parse_uint("--batch", v, 1, 1000000, &a->batch))
-                return HBS_CLI_ERROR;
-            break;
-        case OPT_SIG: a->sig_path = v; break;
-        case OPT_CONTEXT: a->context_hex = v; break;
-        case OPT_PREHASH: a->prehash = v; break;
         case OPT_DETERMINISTIC: a->deterministic = 1; break;
         case OPT_RANDOMNESS: a->rand_hex = v; break;
-        case OPT_RAW: a->raw = 1; break;
-        case OPT_ALG: a->alg = v; break;
         case OPT_RESERVE:
             if (hbs_cli_parse_uint("--reserve", v, 1, 1000000, &a->reserve))
                 return HBS_CLI_ERROR;
@@ -89,19 +73,14 @@ static int parse_args(sign_args *a, int argc, char **argv)
     }
     if ((id = hbs_cli_parser_end(id)) != HBS_CLI_OK)
         return id;
-    if (!a->sk_path || a->files.count == 0)
+    if (!a->sk_path || a->m.files.count == 0)
         return hbs_cli_error("sign", "needs -s SECRET and a message file (try 'hbs help sign')");
-    if (a->sig_path && a->files.count > 1)
-        return hbs_cli_error("-x", "names one signature file, but %zu messages are given: "
-                             "leave -x out to write FILE.sig beside each (or into -o DIR)",
-                             a->files.count);
-    if (a->sig_path && a->out_dir)
-        return hbs_cli_error("sign", "-x and -o exclude each other");
-    if (a->files.count == 1)
-        a->msg_path = a->files.msgs[0];
+    if (hbs_cli_many_finish(&a->m, "sign", a->out_dir != NULL, "-o",
+                            "write FILE.sig beside each (or into -o DIR)"))
+        return HBS_CLI_ERROR;
     if (hbs_cli_is_std(a->sk_path))
-        for (size_t i = 0; i < a->files.count; i++)
-            if (hbs_cli_is_std(a->files.msgs[i]))
+        for (size_t i = 0; i < a->m.files.count; i++)
+            if (hbs_cli_is_std(a->m.files.msgs[i]))
                 return hbs_cli_error("sign", "at most one input may be '-' (stdin)");
     if (a->deterministic && a->rand_hex)
         return hbs_cli_error("sign", "--deterministic and --randomness exclude each other");
@@ -142,9 +121,9 @@ static int sign_message(const sign_args *a, const hbs_key *sk, const uint8_t *ms
     hbs_prehash ph;
     uint8_t pk[HBS_SLHDSA_MAX_PK_BYTES];
 
-    if (hbs_cli_choose_prehash(&ph, sk, a->prehash))
+    if (hbs_cli_choose_prehash(&ph, sk, a->m.prehash))
         return HBS_CLI_ERROR;
-    if (a->context_hex && hbs_cli_unhex("--context", a->context_hex, ctx, sizeof ctx, &ctxlen))
+    if (a->m.context_hex && hbs_cli_unhex("--context", a->m.context_hex, ctx, sizeof ctx, &ctxlen))
         return HBS_CLI_ERROR;
     /* Recomputing the root catches a corrupt or tampered key file before it signs anything
      * and, like the verification below, a fault in the signing machinery. */
@@ -168,7 +147,7 @@ static int sign_message(const sign_args *a, const hbs_key *sk, const uint8_t *ms
         rc = hbs_cli_error("sign", "the new signature does not verify (hardware fault?); "
                                    "nothing written");
     else
-        rc = hbs_cli_write_file(a->sig_path, sig, siglen, 0);
+        rc = hbs_cli_write_file(a->m.sig_path, sig, siglen, 0);
     free(sig);
     return rc;
 }
@@ -177,7 +156,7 @@ static int sign_message(const sign_args *a, const hbs_key *sk, const uint8_t *ms
  * readable, and no signature file in the way unless it may be replaced. */
 static int check_files(const sign_args *a, int replace)
 {
-    const hbs_cli_files *f = &a->files;
+    const hbs_cli_files *f = &a->m.files;
     struct stat st;
     if (a->out_dir && (stat(a->out_dir, &st) != 0 || !S_ISDIR(st.st_mode)))
         return hbs_cli_error(a->out_dir, "not a folder (-o); nothing signed");
@@ -195,30 +174,30 @@ static int sign_files(sign_args *a)
 {
     /* -x names its file, which is replaced as it always was; names made up here are not
      * replaced without --force. */
-    int replace = a->sig_path || a->force;
+    int replace = a->m.sig_path || a->force;
     hbs_cli_batch_args b = {
-        .files = &a->files, .key_path = a->sk_path, .context_hex = a->context_hex,
-        .prehash = a->prehash, .rand_hex = a->rand_hex, .deterministic = a->deterministic,
-        .replace = replace, .verbose = a->verbose,
-        .batch = a->batch ? a->batch : HBS_CLI_BATCH_DEFAULT,
+        .files = &a->m.files, .key_path = a->sk_path, .context_hex = a->m.context_hex,
+        .prehash = a->m.prehash, .rand_hex = a->rand_hex, .deterministic = a->deterministic,
+        .replace = replace, .verbose = a->m.verbose,
+        .batch = a->m.batch ? a->m.batch : HBS_CLI_BATCH_DEFAULT,
     };
     int stateful = hbs_cli_is_state_file(a->sk_path);
-    if (stateful && (a->context_hex || a->prehash || a->deterministic || a->rand_hex || a->raw))
+    if (stateful && (a->m.context_hex || a->m.prehash || a->deterministic || a->rand_hex || a->m.raw))
         return hbs_cli_error("sign", "--context, --prehash, --deterministic, --randomness "
                                      "and --raw apply to SLH-DSA keys only");
     if (!stateful && a->reserve)
         return hbs_cli_error("--reserve", "applies to stateful keys only");
-    if (hbs_cli_gpu_resolve(&a->gpu, stateful))
+    if (hbs_cli_gpu_resolve(&a->m.gpu, stateful))
         return HBS_CLI_ERROR;
-    b.gpu = a->gpu == HBS_CLI_GPU_ON;
-    if (hbs_cli_files_name_sigs(&a->files, a->sig_path, a->out_dir, "-o") ||
+    b.gpu = a->m.gpu == HBS_CLI_GPU_ON;
+    if (hbs_cli_files_name_sigs(&a->m.files, a->m.sig_path, a->out_dir, "-o") ||
         check_files(a, replace))
         return HBS_CLI_ERROR;
     if (stateful)
         return hbs_cli_stateful_sign_many(a->sk_path, &b, a->reserve);
 
     hbs_key sk;
-    if (hbs_cli_load_key(&sk, a->sk_path, HBS_KEY_SECRET, a->raw, a->alg))
+    if (hbs_cli_load_key(&sk, a->sk_path, HBS_KEY_SECRET, a->m.raw, a->m.alg))
         return HBS_CLI_ERROR;
     int rc = hbs_cli_slhdsa_sign_many(&sk, &b);
     hbs_key_wipe(&sk);
@@ -230,21 +209,21 @@ static int sign_one(const sign_args *a)
 {
     int rc;
     if (hbs_cli_is_state_file(a->sk_path)) {
-        if (a->context_hex || a->prehash || a->deterministic || a->rand_hex || a->raw)
+        if (a->m.context_hex || a->m.prehash || a->deterministic || a->rand_hex || a->m.raw)
             return hbs_cli_error("sign", "--context, --prehash, --deterministic, --randomness "
                                          "and --raw apply to SLH-DSA keys only");
-        return hbs_cli_stateful_sign(a->sk_path, a->msg_path, a->sig_path,
+        return hbs_cli_stateful_sign(a->sk_path, a->m.msg_path, a->m.sig_path,
                                      a->reserve ? a->reserve : 1);
     }
     if (a->reserve)
         return hbs_cli_error("--reserve", "applies to stateful keys only");
 
     hbs_key sk;
-    if (hbs_cli_load_key(&sk, a->sk_path, HBS_KEY_SECRET, a->raw, a->alg))
+    if (hbs_cli_load_key(&sk, a->sk_path, HBS_KEY_SECRET, a->m.raw, a->m.alg))
         return HBS_CLI_ERROR;
     uint8_t *msg;
     size_t msglen;
-    rc = hbs_cli_read_file(a->msg_path, &msg, &msglen);
+    rc = hbs_cli_read_file(a->m.msg_path, &msg, &msglen);
     if (!rc) {
         rc = sign_message(a, &sk, msg, msglen);
         free(msg);
@@ -258,9 +237,9 @@ static int run(int argc, char **argv)
     sign_args a;
     int rc = parse_args(&a, argc, argv);
     if (rc == HBS_CLI_OK)
-        rc = a.sig_path && a.gpu == HBS_CLI_GPU_OFF && !a.verbose ? sign_one(&a)
+        rc = a.m.sig_path && a.m.gpu == HBS_CLI_GPU_OFF && !a.m.verbose ? sign_one(&a)
                                                                   : sign_files(&a);
-    hbs_cli_files_free(&a.files);
+    hbs_cli_many_free(&a.m);
     return rc == HBS_CLI_DONE ? HBS_CLI_OK : rc;
 }
 

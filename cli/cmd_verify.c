@@ -7,88 +7,67 @@
 #include "cli.h"
 #include "stateful.h"
 
-enum { OPT_PUBLIC = 1, OPT_MESSAGE, OPT_SIG, OPT_CONTEXT, OPT_PREHASH, OPT_RAW, OPT_ALG,
-       OPT_QUIET, OPT_SIG_DIR, OPT_JSON, OPT_GPU, OPT_BATCH, OPT_VERBOSE };
+enum { OPT_PUBLIC = 1, OPT_QUIET, OPT_SIG_DIR, OPT_JSON };
 
 static const hbs_cli_option options[] = {
     {OPT_PUBLIC, 'p', "public", "FILE", "public key file"},
-    {OPT_MESSAGE, 'm', "message", "FILE", "signed message (may be repeated; or name the files "
+    {HBS_CLI_OPT_MESSAGE, 'm', "message", "FILE", "signed message (may be repeated; or name the files "
                                           "after the options)"},
-    {OPT_SIG, 'x', "signature", "FILE", "signature file (raw bytes), for one message"},
+    {HBS_CLI_OPT_SIG, 'x', "signature", "FILE", "signature file (raw bytes), for one message"},
     {OPT_SIG_DIR, 0, "sig-dir", "DIR", "the FILE.sig files are in DIR, not beside each FILE"},
     {OPT_JSON, 0, "json", NULL, "one JSON object per file and line, instead of text"},
-    {OPT_GPU, 0, "gpu", "[=auto]", "verify on the GPU (SLH-DSA); without a GPU an error, or "
+    {HBS_CLI_OPT_GPU, 0, "gpu", "[=auto]", "verify on the GPU (SLH-DSA); without a GPU an error, or "
                                    "the CPU with =auto"},
-    {OPT_BATCH, 0, "batch", "N", "files read and verified at once (default 4096)"},
-    {OPT_VERBOSE, 'v', "verbose", NULL, "say on stderr which engine verified, and how fast"},
-    {OPT_CONTEXT, 0, "context", "HEX", "context string, 0 to 255 bytes (default empty)"},
-    {OPT_PREHASH, 0, "prehash", "HASH", "HashSLH-DSA with this pre-hash: SHA2-256, SHAKE-128, ..."},
-    {OPT_RAW, 0, "raw", NULL, "the public key file holds the bare FIPS 205 bytes (needs -a)"},
-    {OPT_ALG, 'a', "algorithm", "ALG", "parameter set of a --raw key"},
+    {HBS_CLI_OPT_BATCH, 0, "batch", "N", "files read and verified at once (default 4096)"},
+    {HBS_CLI_OPT_VERBOSE, 'v', "verbose", NULL, "say on stderr which engine verified, and how fast"},
+    {HBS_CLI_OPT_CONTEXT, 0, "context", "HEX", "context string, 0 to 255 bytes (default empty)"},
+    {HBS_CLI_OPT_PREHASH, 0, "prehash", "HASH", "HashSLH-DSA with this pre-hash: SHA2-256, SHAKE-128, ..."},
+    {HBS_CLI_OPT_RAW, 0, "raw", NULL, "the public key file holds the bare FIPS 205 bytes (needs -a)"},
+    {HBS_CLI_OPT_ALG, 'a', "algorithm", "ALG", "parameter set of a --raw key"},
     {OPT_QUIET, 'q', "quiet", NULL, "print nothing; the exit status tells"},
     {0, 0, NULL, NULL, NULL},
 };
 
 typedef struct {
-    const char *pk_path, *msg_path, *sig_path, *context_hex, *prehash, *alg;
-    int raw, quiet;
-    hbs_cli_files files; /* every message: -m and the names after the options */
-    const char *sig_dir;
-    int json, verbose;
-    hbs_cli_gpu_mode gpu;
-    unsigned long batch;
+    hbs_cli_many_opts m;
+    const char *pk_path, *sig_dir;
+    int quiet, json;
 } verify_args;
 
 static int parse_args(verify_args *a, int argc, char **argv)
 {
     hbs_cli_parser ps;
     const char *v;
-    int id;
+    int id, taken;
     memset(a, 0, sizeof *a);
-    if (hbs_cli_files_init(&a->files, (size_t)argc))
+    if (hbs_cli_many_init(&a->m, argc))
         return HBS_CLI_ERROR;
     hbs_cli_parser_init(&ps, &hbs_cli_cmd_verify, argc, argv);
     ps.positional = 1;
     while ((id = hbs_cli_parser_next(&ps, &v)) > 0) {
+        if ((taken = hbs_cli_many_option(&a->m, id, v)) != 0) {
+            if (taken < 0)
+                return HBS_CLI_ERROR;
+            continue;
+        }
         switch (id) {
         case OPT_PUBLIC: a->pk_path = v; break;
-        case OPT_MESSAGE: hbs_cli_files_add(&a->files, v); break;
-        case HBS_CLI_POSITIONAL: hbs_cli_files_add(&a->files, v); break;
         case OPT_SIG_DIR: a->sig_dir = v; break;
         case OPT_JSON: a->json = 1; break;
-        case OPT_VERBOSE: a->verbose = 1; break;
-        case OPT_GPU:
-            if (hbs_cli_gpu_parse(v, &a->gpu))
-                return HBS_CLI_ERROR;
-            break;
-        case OPT_BATCH:
-            if (hbs_cli_parse_uint("--batch", v, 1, 1000000, &a->batch))
-                return HBS_CLI_ERROR;
-            break;
-        case OPT_SIG: a->sig_path = v; break;
-        case OPT_CONTEXT: a->context_hex = v; break;
-        case OPT_PREHASH: a->prehash = v; break;
-        case OPT_RAW: a->raw = 1; break;
-        case OPT_ALG: a->alg = v; break;
         case OPT_QUIET: a->quiet = 1; break;
         }
     }
     if ((id = hbs_cli_parser_end(id)) != HBS_CLI_OK)
         return id;
-    if (!a->pk_path || a->files.count == 0)
+    if (!a->pk_path || a->m.files.count == 0)
         return hbs_cli_error("verify", "needs -p PUBLIC and a message file "
                                        "(try 'hbs help verify')");
-    if (a->sig_path && a->files.count > 1)
-        return hbs_cli_error("-x", "names one signature file, but %zu messages are given: "
-                             "leave -x out to check FILE.sig beside each (or in --sig-dir)",
-                             a->files.count);
-    if (a->sig_path && a->sig_dir)
-        return hbs_cli_error("verify", "-x and --sig-dir exclude each other");
-    int stdin_uses = hbs_cli_is_std(a->pk_path) + (a->sig_path && hbs_cli_is_std(a->sig_path));
-    for (size_t i = 0; i < a->files.count; i++)
-        stdin_uses += hbs_cli_is_std(a->files.msgs[i]);
-    if (a->files.count == 1)
-        a->msg_path = a->files.msgs[0];
+    if (hbs_cli_many_finish(&a->m, "verify", a->sig_dir != NULL, "--sig-dir",
+                            "check FILE.sig beside each (or in --sig-dir)"))
+        return HBS_CLI_ERROR;
+    int stdin_uses = hbs_cli_is_std(a->pk_path) + (a->m.sig_path && hbs_cli_is_std(a->m.sig_path));
+    for (size_t i = 0; i < a->m.files.count; i++)
+        stdin_uses += hbs_cli_is_std(a->m.files.msgs[i]);
     if (stdin_uses > 1)
         return hbs_cli_error("verify", "at most one input may be '-' (stdin)");
     return HBS_CLI_OK;
@@ -102,13 +81,13 @@ static int verify(const verify_args *a, const hbs_key *pk)
     uint8_t *msg, *sig;
     hbs_prehash ph;
 
-    if (hbs_cli_choose_prehash(&ph, pk, a->prehash))
+    if (hbs_cli_choose_prehash(&ph, pk, a->m.prehash))
         return HBS_CLI_ERROR;
-    if (a->context_hex && hbs_cli_unhex("--context", a->context_hex, ctx, sizeof ctx, &ctxlen))
+    if (a->m.context_hex && hbs_cli_unhex("--context", a->m.context_hex, ctx, sizeof ctx, &ctxlen))
         return HBS_CLI_ERROR;
-    if (hbs_cli_read_file(a->sig_path, &sig, &siglen))
+    if (hbs_cli_read_file(a->m.sig_path, &sig, &siglen))
         return HBS_CLI_ERROR;
-    if (hbs_cli_read_file(a->msg_path, &msg, &msglen)) {
+    if (hbs_cli_read_file(a->m.msg_path, &msg, &msglen)) {
         free(sig);
         return HBS_CLI_ERROR;
     }
@@ -128,12 +107,12 @@ static int verify_one(const verify_args *a)
 {
     int rc;
     hbs_key pk;
-    if (hbs_cli_load_key(&pk, a->pk_path, HBS_KEY_PUBLIC, a->raw, a->alg))
+    if (hbs_cli_load_key(&pk, a->pk_path, HBS_KEY_PUBLIC, a->m.raw, a->m.alg))
         return HBS_CLI_ERROR;
     if (pk.scheme != HBS_SCHEME_SLHDSA) {
-        if (a->context_hex || a->prehash)
+        if (a->m.context_hex || a->m.prehash)
             return hbs_cli_error("verify", "--context and --prehash apply to SLH-DSA keys only");
-        rc = hbs_cli_stateful_verify(&pk, a->msg_path, a->sig_path, a->quiet);
+        rc = hbs_cli_stateful_verify(&pk, a->m.msg_path, a->m.sig_path, a->quiet);
     } else {
         rc = verify(a, &pk);
     }
@@ -143,22 +122,22 @@ static int verify_one(const verify_args *a)
 static int verify_files(verify_args *a)
 {
     hbs_cli_batch_args b = {
-        .files = &a->files, .key_path = a->pk_path, .context_hex = a->context_hex,
-        .prehash = a->prehash, .verbose = a->verbose, .quiet = a->quiet, .json = a->json,
-        .terse = a->sig_path && !a->json,
-        .batch = a->batch ? a->batch : HBS_CLI_BATCH_DEFAULT,
+        .files = &a->m.files, .key_path = a->pk_path, .context_hex = a->m.context_hex,
+        .prehash = a->m.prehash, .verbose = a->m.verbose, .quiet = a->quiet, .json = a->json,
+        .terse = a->m.sig_path && !a->json,
+        .batch = a->m.batch ? a->m.batch : HBS_CLI_BATCH_DEFAULT,
     };
-    if (hbs_cli_files_name_sigs(&a->files, a->sig_path, a->sig_dir, "--sig-dir"))
+    if (hbs_cli_files_name_sigs(&a->m.files, a->m.sig_path, a->sig_dir, "--sig-dir"))
         return HBS_CLI_ERROR;
     hbs_key pk;
-    if (hbs_cli_load_key(&pk, a->pk_path, HBS_KEY_PUBLIC, a->raw, a->alg))
+    if (hbs_cli_load_key(&pk, a->pk_path, HBS_KEY_PUBLIC, a->m.raw, a->m.alg))
         return HBS_CLI_ERROR;
     int stateful = pk.scheme != HBS_SCHEME_SLHDSA, rc;
-    if (stateful && (a->context_hex || a->prehash))
+    if (stateful && (a->m.context_hex || a->m.prehash))
         rc = hbs_cli_error("verify", "--context and --prehash apply to SLH-DSA keys only");
     else
-        rc = hbs_cli_gpu_resolve(&a->gpu, stateful);
-    b.gpu = a->gpu == HBS_CLI_GPU_ON;
+        rc = hbs_cli_gpu_resolve(&a->m.gpu, stateful);
+    b.gpu = a->m.gpu == HBS_CLI_GPU_ON;
     if (rc == HBS_CLI_OK)
         rc = hbs_cli_verify_many(&pk, &b);
     hbs_key_wipe(&pk);
@@ -170,9 +149,9 @@ static int run(int argc, char **argv)
     verify_args a;
     int rc = parse_args(&a, argc, argv);
     if (rc == HBS_CLI_OK)
-        rc = a.sig_path && a.gpu == HBS_CLI_GPU_OFF && !a.json && !a.verbose ? verify_one(&a)
+        rc = a.m.sig_path && a.m.gpu == HBS_CLI_GPU_OFF && !a.json && !a.m.verbose ? verify_one(&a)
                                                                             : verify_files(&a);
-    hbs_cli_files_free(&a.files);
+    hbs_cli_many_free(&a.m);
     if (rc == HBS_CLI_DONE)
         return HBS_CLI_OK;
     /* stdout may be a closed pipe or a full disk: an unreported "valid" must not pass. */
