@@ -66,5 +66,11 @@ int test_full_pass(void);
 void test_set_full_pass(int full);
 /* A fresh scratch directory for this run (created on first use). */
 const char *test_tmpdir(void);
+/* Runs the hbs binary with args[0..n) in a child process: stdin from `in`, stdout to `out`
+ * (NULL: /dev/null), stderr to `err` (NULL: /dev/null). Returns the exit status, or 128+N
+ * for death by signal N (so a crash is never mistaken for a verdict); -1 if it could not
+ * start. */
+int test_run_hbs(const char *in, const char *out, const char *err, const char *const *args,
+                 size_t n);
 
 #endif

@@ -1,8 +1,10 @@
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "test.h"
@@ -146,4 +148,39 @@ int test_full_pass(void)
 void test_set_full_pass(int full)
 {
     full_pass = full;
+}
+
+int test_run_hbs(const char *in, const char *out, const char *err, const char *const *args,
+                 size_t n)
+{
+    const char **argv = malloc((n + 2) * sizeof *argv);
+    int status;
+    pid_t pid;
+    if (!argv)
+        return -1;
+    argv[0] = test_hbs_bin();
+    for (size_t i = 0; i < n; i++)
+        argv[i + 1] = args[i];
+    argv[n + 1] = NULL;
+    fflush(stdout);
+    fflush(stderr);
+    pid = fork();
+    if (pid == 0) {
+        int fin = open(in ? in : "/dev/null", O_RDONLY);
+        int fout = open(out ? out : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        int ferr = open(err ? err : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fin < 0 || fout < 0 || ferr < 0 || dup2(fin, 0) < 0 || dup2(fout, 1) < 0 ||
+            dup2(ferr, 2) < 0)
+            _exit(125);
+        execv(argv[0], (char *const *)argv);
+        _exit(126);
+    }
+    free(argv);
+    if (pid < 0)
+        return -1;
+    while (waitpid(pid, &status, 0) < 0) {
+    }
+    if (WIFEXITED(status))
+        return WEXITSTATUS(status);
+    return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }

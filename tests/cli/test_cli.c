@@ -40,36 +40,13 @@ static const char *stderr_path(void) { return tpath("cli-stderr.txt"); }
 static int run_hbs(const char *in, const char *out, ...)
 {
     const char *argv[48];
-    int argc = 0;
+    size_t argc = 0;
     va_list ap;
-    argv[argc++] = test_hbs_bin();
     va_start(ap, out);
     while (argc < 47 && (argv[argc] = va_arg(ap, const char *)) != NULL)
         argc++;
     va_end(ap);
-    argv[argc] = NULL;
-
-    fflush(stdout);
-    fflush(stderr);
-    pid_t pid = fork();
-    if (pid < 0)
-        return -1;
-    if (pid == 0) {
-        int fin = open(in ? in : "/dev/null", O_RDONLY);
-        int fout = open(out ? out : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        int ferr = open(stderr_path(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (fin < 0 || fout < 0 || ferr < 0 || dup2(fin, 0) < 0 || dup2(fout, 1) < 0 ||
-            dup2(ferr, 2) < 0)
-            _exit(125);
-        execv(argv[0], (char *const *)argv);
-        _exit(126);
-    }
-    int status;
-    while (waitpid(pid, &status, 0) < 0) {
-    }
-    if (WIFEXITED(status))
-        return WEXITSTATUS(status);
-    return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+    return test_run_hbs(in, out, stderr_path(), argv, argc);
 }
 
 static void write_bytes(const char *path, const void *data, size_t len)
@@ -1179,33 +1156,7 @@ static void test_stateful_keygen_interrupt(void)
 /* Runs `hbs` with arguments args[0..n) (stdout to out, or /dev/null); as run_hbs. */
 static int run_hbs_argv(const char *out, const char *const *args, size_t n)
 {
-    const char *argv[256];
-    size_t argc = 0;
-    argv[argc++] = test_hbs_bin();
-    for (size_t i = 0; i < n && argc < 255; i++)
-        argv[argc++] = args[i];
-    argv[argc] = NULL;
-    fflush(stdout);
-    fflush(stderr);
-    pid_t pid = fork();
-    if (pid < 0)
-        return -1;
-    if (pid == 0) {
-        int fin = open("/dev/null", O_RDONLY);
-        int fout = open(out ? out : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        int ferr = open(stderr_path(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (fin < 0 || fout < 0 || ferr < 0 || dup2(fin, 0) < 0 || dup2(fout, 1) < 0 ||
-            dup2(ferr, 2) < 0)
-            _exit(125);
-        execv(argv[0], (char *const *)argv);
-        _exit(126);
-    }
-    int status;
-    while (waitpid(pid, &status, 0) < 0) {
-    }
-    if (WIFEXITED(status))
-        return WEXITSTATUS(status);
-    return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+    return test_run_hbs(NULL, out, stderr_path(), args, n);
 }
 
 /* Whether stderr of the last run mentions `text`. */

@@ -58,39 +58,9 @@ static const char *stderr_path(void)
     return p;
 }
 
-/* Runs hbs with a's arguments, stdout to out (NULL: /dev/null); the exit status, or 128+N
- * for death by signal N. */
 static int run_args(const char *out, const args *a)
 {
-    const char **argv = malloc((a->n + 2) * sizeof *argv);
-    if (!argv)
-        return -1;
-    argv[0] = test_hbs_bin();
-    for (size_t i = 0; i < a->n; i++)
-        argv[i + 1] = a->v[i];
-    argv[a->n + 1] = NULL;
-    fflush(stdout);
-    fflush(stderr);
-    pid_t pid = fork();
-    if (pid == 0) {
-        int fin = open("/dev/null", O_RDONLY);
-        int fout = open(out ? out : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        int ferr = open(stderr_path(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (fin < 0 || fout < 0 || ferr < 0 || dup2(fin, 0) < 0 || dup2(fout, 1) < 0 ||
-            dup2(ferr, 2) < 0)
-            _exit(125);
-        execv(argv[0], (char *const *)argv);
-        _exit(126);
-    }
-    free(argv);
-    if (pid < 0)
-        return -1;
-    int status;
-    while (waitpid(pid, &status, 0) < 0) {
-    }
-    if (WIFEXITED(status))
-        return WEXITSTATUS(status);
-    return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+    return test_run_hbs(NULL, out, stderr_path(), a->v, a->n);
 }
 
 /* run_args for a short fixed list (NULL-terminated), then the files names[0..count). */
