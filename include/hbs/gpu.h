@@ -15,6 +15,7 @@
 
 #include "hbs/hbs.h"
 #include "hbs/slhdsa.h"
+#include "hbs/stateful.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -140,6 +141,36 @@ HBS_API HBS_WARN_UNUSED_RESULT int hbs_gpu_stateful_keygen(const char *alg, cons
                                                            const uint8_t *seed, size_t seedlen,
                                                            hbs_progress_fn progress,
                                                            void *user);
+
+/* ---- stateful signatures (LMS/HSS, XMSS/XMSS^MT): verification in batches ----------------
+ * Verifies sigs[i] (siglens[i] bytes) over msgs[i] (msglens[i] bytes) under pks[i]
+ * (pklens[i] bytes), or under pks[0] for every item when npks is 1 (else npks is count), for
+ * one family; the public keys name the parameter sets, which may differ between items.
+ * results[i] gets exactly hbs_stateful_verify's verdict for item i (HBS_OK or
+ * HBS_ERR_VERIFY_FAILED: malformed lengths, types and indices are judged on the host as the
+ * CPU verifier judges them). Returns HBS_OK if all are valid, HBS_ERR_VERIFY_FAILED if any
+ * is not, or another HBS_ERR_* code (results are then all HBS_ERR_VERIFY_FAILED). Work goes
+ * to the first GPU in use in chunks whose copies overlap the kernels of the previous one. */
+HBS_API HBS_WARN_UNUSED_RESULT int hbs_gpu_stateful_verify_many(
+    hbs_stateful_family family, int *results, const uint8_t *const *sigs,
+    const size_t *siglens, const uint8_t *const *msgs, const size_t *msglens, size_t count,
+    const uint8_t *const *pks, const size_t *pklens, size_t npks);
+
+/* ---- stateful signatures: signing a batch under one key ------------------------------------
+ * Signs msgs[0..count) with the key's next count indices, in order, into sigs (count *
+ * hbs_stateful_sig_bytes(key) bytes, packed; sigcap is its size): byte for byte what count
+ * calls of hbs_stateful_sign would give. The key file gives up all count indices first
+ * (written, fsynced, renamed, as hbs_stateful_sign does) and only then is anything signed.
+ * The one-time signatures and the trees of the batch's layers are computed on the first GPU
+ * in use; keys whose trees are too tall to build per batch (a tree over 2^16 leaves, or
+ * more leaves than 64 per signature) are signed by the CPU code instead, with the same
+ * result. On any failure after the reservation, every signature is zeroed and the indices
+ * stay used. HBS_ERR_KEY_EXHAUSTED when fewer than count indices are left (nothing changes). */
+HBS_API HBS_WARN_UNUSED_RESULT int hbs_gpu_stateful_sign_many(hbs_stateful_key *key,
+                                                              uint8_t *sigs, size_t sigcap,
+                                                              const uint8_t *const *msgs,
+                                                              const size_t *msglens,
+                                                              size_t count);
 
 #ifdef __cplusplus
 }

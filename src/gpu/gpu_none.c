@@ -244,3 +244,34 @@ int hbs_gpu_leaf_engine(hbs_leaf_engine *e)
         memset(e, 0, sizeof *e);
     return HBS_ERR_NO_GPU;
 }
+
+int hbs_gpu_stateful_verify_many(hbs_stateful_family family, int *results,
+                                 const uint8_t *const *sigs, const size_t *siglens,
+                                 const uint8_t *const *msgs, const size_t *msglens, size_t count,
+                                 const uint8_t *const *pks, const size_t *pklens, size_t npks)
+{
+    (void)family;
+    (void)sigs;
+    (void)siglens;
+    (void)msgs;
+    (void)msglens;
+    (void)pks;
+    (void)pklens;
+    (void)npks;
+    for (size_t i = 0; results && i < count; i++)
+        results[i] = HBS_ERR_VERIFY_FAILED;
+    return HBS_ERR_NO_GPU;
+}
+
+/* No index is reserved: the key is left exactly as it was. */
+int hbs_gpu_stateful_sign_many(hbs_stateful_key *key, uint8_t *sigs, size_t sigcap,
+                               const uint8_t *const *msgs, const size_t *msglens, size_t count)
+{
+    (void)key;
+    (void)msgs;
+    (void)msglens;
+    (void)count;
+    if (sigs)
+        memset(sigs, 0, sigcap);
+    return HBS_ERR_NO_GPU;
+}

@@ -18,6 +18,7 @@
 #include "hbs/xmss.h"
 #include "core/leaf_engine.h"
 #include "lms/hss.h"
+#include "state/stateful_batch.h"
 #include "state/store.h"
 #include "xmss/xmss.h"
 
@@ -410,3 +411,47 @@ int hbs_stateful_verify(hbs_stateful_family family, const uint8_t *pk, size_t pk
         return HBS_ERR_VERIFY_FAILED;
     return hbs_xmss_verify(p, pk, pklen, msg, msglen, sig, siglen);
 }
+
+/* ---- batches signed elsewhere (state/stateful_batch.h) ---------------------------------- */
+
+int hbs_stateful_batch_begin(hbs_stateful_key *k, uint64_t count, uint64_t *first,
+                             uint8_t **state, size_t *statelen)
+{
+    uint64_t index, next;
+    int rc;
+    if (!k || !first || !state || !statelen || count == 0)
+        return HBS_ERR_INVALID_ARGUMENT;
+    *state = NULL;
+    *statelen = 0;
+    index = hbs_stateful_key_index(k);
+    if (index >= hbs_stateful_key_end(k) || count > hbs_stateful_key_end(k) - index)
+        return HBS_ERR_KEY_EXHAUSTED;
+    if ((rc = key_export(k, state, statelen)) != HBS_OK)
+        return rc;
+    next = index + count;
+    if (next > k->reserved) {
+        rc = hbs_store_commit(k->store, next, *state, *statelen);
+        if (rc != HBS_OK) {
+            hbs_stateful_batch_free_state(*state, *statelen);
+            *state = NULL;
+            *statelen = 0;
+            return rc;
+        }
+        k->reserved = next;
+    }
+    *first = index;
+    return HBS_OK;
+}
+
+int hbs_stateful_batch_end(hbs_stateful_key *k, uint64_t next)
+{
+    int rc;
+    if (!k || next > k->reserved)
+        return HBS_ERR_INVALID_ARGUMENT;
+    rc = key_skip_to(k, next);
+    if (rc != HBS_OK)
+        (void)key_set_end(k, hbs_stateful_key_index(k));
+    return rc;
+}
+
+void hbs_stateful_batch_free_state(uint8_t *state, size_t statelen) { free_blob(state, statelen); }

@@ -1,7 +1,10 @@
 /* GPU key generation of the stateful schemes (LMS/HSS, XMSS/XMSS^MT): every key made on the
  * GPU equals the CPU's byte for byte (public key and the whole key file, traversal state
  * included), for sets of every family; signatures from a GPU-made key verify; the RFC 8554 /
- * RFC 9858 LMS keys and the pqc-kat-xmss keyGen vectors come out of the GPU path. Without a
+ * RFC 9858 LMS keys and the pqc-kat-xmss keyGen vectors come out of the GPU path. Batch
+ * verification gives the CPU's verdict for valid and corrupted signatures of every family;
+ * batch signing under one key gives the CPU's signatures byte for byte and advances the key
+ * file by the batch. Without a
  * GPU every test skips and says so. */
 #include <dirent.h>
 #include <stdio.h>
@@ -439,6 +442,337 @@ static void test_gpu_stateful_xmss_vectors(void)
     test_note("%u/%u pqc-kat-xmss keyGen public keys reproduced on the GPU", keys, cases);
 }
 
+/* ---- batch verification and batch signing (hbs_gpu_stateful_verify_many, _sign_many) ---- */
+
+/* A key of alg made on the GPU from seed into path (the seed length tried as in same_key). */
+static int batch_key(const char *alg, const char *path, const uint8_t *seed, uint8_t *pk,
+                     size_t *pklen)
+{
+    static const size_t lens[] = {16 + 24, 16 + 32, 3 * 24, 3 * 32, 3 * 64};
+    for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++) {
+        int rc = hbs_gpu_stateful_keygen(alg, path, 0, pk, HBS_STATEFUL_MAX_PK_BYTES, pklen,
+                                         seed, lens[i], NULL, NULL);
+        if (rc == HBS_OK)
+            return 1;
+        if (rc != HBS_ERR_INVALID_ARGUMENT) {
+            CHECK_MSG(0, "%s: GPU keygen %d (%s)", alg, rc, hbs_gpu_last_error());
+            return 0;
+        }
+    }
+    CHECK_MSG(0, "%s: no seed length accepted", alg);
+    return 0;
+}
+
+#define VB_MSGS 4
+#define VB_MAX_ITEMS (VB_MSGS * 24)
+
+/* Signs a few messages on the CPU, then judges them and corrupted copies (flipped bits in
+ * the signature, the message and the public key, lengths off by one, other type codes) on
+ * the GPU and on the CPU: every verdict must agree. */
+static int verify_set(const char *alg)
+{
+    char path[4096];
+    static unsigned serial;
+    uint8_t seed[3 * 64], pk[HBS_STATEFUL_MAX_PK_BYTES];
+    size_t pklen = 0, sb, n = 0, valid = 0;
+    hbs_stateful_key *k = NULL;
+    int family = hbs_stateful_family_of(alg), ok = 1, rc;
+    const uint8_t *sigs[VB_MAX_ITEMS], *msgs[VB_MAX_ITEMS], *pks[VB_MAX_ITEMS];
+    size_t siglens[VB_MAX_ITEMS], msglens[VB_MAX_ITEMS], pklens[VB_MAX_ITEMS];
+    uint8_t *own[3 * VB_MAX_ITEMS];
+    size_t nown = 0;
+    int gpu[VB_MAX_ITEMS], cpu[VB_MAX_ITEMS];
+
+    test_rand_bytes(seed, sizeof seed);
+    snprintf(path, sizeof path, "%s/gsv-%u.key", test_tmpdir(), serial++);
+    if (family <= 0 || !batch_key(alg, path, seed, pk, &pklen))
+        return 0;
+    CHECK_INT(hbs_stateful_open(&k, path, HBS_STATEFUL_NO_SYNC, 16), HBS_OK);
+    if (!k) {
+        remove(path);
+        return 0;
+    }
+    sb = hbs_stateful_sig_bytes(k);
+    for (int m = 0; m < VB_MSGS; m++) {
+        const size_t mlen = (size_t)(m * 37) % 130;
+        uint8_t *msg = malloc(mlen + 1), *sig = malloc(sb + 1);
+        size_t siglen = 0;
+        own[nown++] = msg;
+        own[nown++] = sig;
+        test_rand_bytes(msg, mlen + 1);
+        rc = hbs_stateful_sign(k, sig, sb, &siglen, msg, mlen);
+        CHECK_MSG(rc == HBS_OK && siglen == sb, "%s: CPU sign %d", alg, rc);
+        sig[sb] = 0x5a;
+        /* the valid item, then its corruptions */
+        const size_t at[] = {0, 3, 5, 8, sb / 3, sb / 2, sb - 1, sb - 40};
+        size_t base = n;
+        sigs[n] = sig, siglens[n] = sb, msgs[n] = msg, msglens[n] = mlen, pks[n] = pk,
+        pklens[n] = pklen, n++;
+        for (size_t c = 0; c < sizeof at / sizeof at[0]; c++) {
+            uint8_t *bad = malloc(sb + 1);
+            memcpy(bad, sig, sb + 1);
+            bad[at[c]] ^= (uint8_t)(1u << (c % 8));
+            own[nown++] = bad;
+            sigs[n] = bad, siglens[n] = sb, msgs[n] = msg, msglens[n] = mlen, pks[n] = pk,
+            pklens[n] = pklen, n++;
+        }
+        /* lengths off by one: the signature (one byte more or less), the message, the key */
+        sigs[n] = sig, siglens[n] = sb - 1, msgs[n] = msg, msglens[n] = mlen, pks[n] = pk,
+        pklens[n] = pklen, n++;
+        sigs[n] = sig, siglens[n] = sb + 1, msgs[n] = msg, msglens[n] = mlen, pks[n] = pk,
+        pklens[n] = pklen, n++;
+        sigs[n] = sig, siglens[n] = sb, msgs[n] = msg, msglens[n] = mlen + 1, pks[n] = pk,
+        pklens[n] = pklen, n++;
+        if (mlen) {
+            sigs[n] = sig, siglens[n] = sb, msgs[n] = msg, msglens[n] = mlen - 1, pks[n] = pk,
+            pklens[n] = pklen, n++;
+        }
+        sigs[n] = sig, siglens[n] = sb, msgs[n] = msg, msglens[n] = mlen, pks[n] = pk,
+        pklens[n] = pklen - 1, n++;
+        /* type codes: the public key's first words, and the signature's type fields */
+        {
+            const size_t spots[] = {3, 7, 11};
+            for (size_t c = 0; c < sizeof spots / sizeof spots[0]; c++) {
+                uint8_t *bk = malloc(pklen);
+                memcpy(bk, pk, pklen);
+                bk[spots[c] % pklen] ^= 1;
+                own[nown++] = bk;
+                sigs[n] = sig, siglens[n] = sb, msgs[n] = msg, msglens[n] = mlen, pks[n] = bk,
+                pklens[n] = pklen, n++;
+            }
+        }
+        /* a flipped message bit */
+        if (mlen) {
+            uint8_t *bm = malloc(mlen);
+            memcpy(bm, msg, mlen);
+            bm[mlen / 2] ^= 0x10;
+            own[nown++] = bm;
+            sigs[n] = sig, siglens[n] = sb, msgs[n] = bm, msglens[n] = mlen, pks[n] = pk,
+            pklens[n] = pklen, n++;
+        }
+        (void)base;
+    }
+    for (size_t i = 0; i < n; i++)
+        cpu[i] = hbs_stateful_verify((hbs_stateful_family)family, pks[i], pklens[i], msgs[i],
+                                     msglens[i], sigs[i], siglens[i]);
+    rc = hbs_gpu_stateful_verify_many((hbs_stateful_family)family, gpu, sigs, siglens, msgs,
+                                      msglens, n, pks, pklens, n);
+    CHECK_MSG(rc == HBS_ERR_VERIFY_FAILED, "%s: verify_many %d (%s)", alg, rc,
+              hbs_gpu_last_error());
+    for (size_t i = 0; i < n; i++) {
+        CHECK_MSG(gpu[i] == cpu[i], "%s item %zu: GPU %d, CPU %d", alg, i, gpu[i], cpu[i]);
+        ok &= gpu[i] == cpu[i];
+        valid += cpu[i] == HBS_OK;
+    }
+    CHECK_MSG(valid == VB_MSGS, "%s: %zu valid items", alg, valid);
+    /* the valid ones alone, under one shared public key */
+    {
+        const uint8_t *vs[VB_MSGS], *vm[VB_MSGS];
+        size_t vsl[VB_MSGS], vml[VB_MSGS], c = 0;
+        int res[VB_MSGS];
+        for (size_t i = 0; i < n && c < VB_MSGS; i++)
+            if (cpu[i] == HBS_OK) {
+                vs[c] = sigs[i], vsl[c] = siglens[i], vm[c] = msgs[i], vml[c] = msglens[i];
+                c++;
+            }
+        const uint8_t *pk1 = pk;
+        rc = hbs_gpu_stateful_verify_many((hbs_stateful_family)family, res, vs, vsl, vm, vml, c,
+                                          &pk1, &pklen, 1);
+        CHECK_MSG(rc == HBS_OK, "%s: valid batch %d (%s)", alg, rc, hbs_gpu_last_error());
+        ok &= rc == HBS_OK;
+    }
+    for (size_t i = 0; i < nown; i++)
+        free(own[i]);
+    hbs_stateful_close(k);
+    remove(path);
+    return ok;
+}
+
+static const char *const batch_sets[] = {
+    "XMSS-SHA2_10_256",
+    "XMSS-SHAKE_10_256",
+    "XMSS-SHA2_10_192",
+    "XMSS-SHA2_10_512",
+    "XMSS-SHAKE256_10_256",
+    "XMSSMT-SHA2_20/2_256",
+    "XMSSMT-SHAKE_20/4_256",
+    "LMS_SHA256_M32_H5/LMOTS_SHA256_N32_W1",
+    "LMS_SHA256_M32_H5/LMOTS_SHA256_N32_W2",
+    "LMS_SHA256_M32_H10/LMOTS_SHA256_N32_W4",
+    "LMS_SHA256_M32_H5/LMOTS_SHA256_N32_W8",
+    "LMS_SHA256_M32_H10/LMOTS_SHA256_N32_W8",
+    "LMS_SHA256_M32_H5/LMOTS_SHA256_N32_W4,LMS_SHA256_M32_H5/LMOTS_SHA256_N32_W8",
+    "LMS_SHAKE_M32_H5/LMOTS_SHAKE_N32_W4",
+    "LMS_SHA256_M24_H5/LMOTS_SHA256_N24_W4",
+    "LMS_SHAKE_M24_H5/LMOTS_SHAKE_N24_W2",
+};
+#define N_BATCH_SETS (sizeof batch_sets / sizeof batch_sets[0])
+
+static void test_gpu_stateful_verify_many(void)
+{
+    size_t same = 0;
+    int res[1];
+    if (!have_gpu())
+        return;
+    CHECK_INT(hbs_gpu_stateful_verify_many(HBS_STATEFUL_HSS, res, NULL, NULL, NULL, NULL, 0,
+                                           NULL, NULL, 0),
+              HBS_OK);
+    CHECK_INT(hbs_gpu_stateful_verify_many((hbs_stateful_family)9, res, NULL, NULL, NULL, NULL,
+                                           1, NULL, NULL, 1),
+              HBS_ERR_INVALID_ARGUMENT);
+    for (size_t i = 0; i < N_BATCH_SETS; i++)
+        same += (size_t)verify_set(batch_sets[i]);
+    test_note("%zu/%zu sets: GPU verdicts = CPU verdicts (valid and corrupted)", same,
+              N_BATCH_SETS);
+}
+
+/* Signs batches of the given sizes with a GPU key and the same messages one by one with a
+ * CPU copy of that key (same seed): the signatures must be equal, and both keys must stand
+ * at the same index, in memory and in the file. */
+static int sign_set(const char *alg, const size_t *batches, size_t nb)
+{
+    char pc[4096], pg[4096];
+    static unsigned serial;
+    uint8_t seed[3 * 64], pk[HBS_STATEFUL_MAX_PK_BYTES], pk2[HBS_STATEFUL_MAX_PK_BYTES];
+    size_t pklen = 0, pklen2 = 0, sb;
+    hbs_stateful_key *kc = NULL, *kg = NULL;
+    int ok = 1, rc;
+    test_rand_bytes(seed, sizeof seed);
+    snprintf(pc, sizeof pc, "%s/gss-cpu-%u.key", test_tmpdir(), serial);
+    snprintf(pg, sizeof pg, "%s/gss-gpu-%u.key", test_tmpdir(), serial++);
+    if (!batch_key(alg, pc, seed, pk, &pklen) || !batch_key(alg, pg, seed, pk2, &pklen2))
+        return 0;
+    CHECK_INT(hbs_stateful_open(&kc, pc, HBS_STATEFUL_NO_SYNC, 64), HBS_OK);
+    CHECK_INT(hbs_stateful_open(&kg, pg, HBS_STATEFUL_NO_SYNC, 1), HBS_OK);
+    if (!kc || !kg)
+        goto out;
+    sb = hbs_stateful_sig_bytes(kg);
+    for (size_t b = 0; b < nb && ok; b++) {
+        const size_t count = batches[b];
+        const uint64_t before = hbs_stateful_key_index(kg);
+        uint8_t *gs = malloc(count * sb), *cs = malloc(sb), *mbuf = malloc(count * 64);
+        const uint8_t **msgs = malloc(count * sizeof *msgs);
+        size_t *lens = malloc(count * sizeof *lens), bad = 0;
+        if (!gs || !cs || !mbuf || !msgs || !lens) {
+            CHECK(0);
+            ok = 0;
+        } else {
+            test_rand_bytes(mbuf, count * 64);
+            for (size_t i = 0; i < count; i++) {
+                msgs[i] = mbuf + i * 64;
+                lens[i] = (i * 13) % 65;
+            }
+            rc = hbs_gpu_stateful_sign_many(kg, gs, count * sb, msgs, lens, count);
+            CHECK_MSG(rc == HBS_OK, "%s: sign_many(%zu) %d (%s)", alg, count, rc,
+                      hbs_gpu_last_error());
+            ok &= rc == HBS_OK;
+            CHECK_MSG(hbs_stateful_key_index(kg) == before + count,
+                      "%s: index %llu after %zu from %llu", alg,
+                      (unsigned long long)hbs_stateful_key_index(kg), count,
+                      (unsigned long long)before);
+            for (size_t i = 0; i < count && ok; i++) {
+                size_t len = 0;
+                rc = hbs_stateful_sign(kc, cs, sb, &len, msgs[i], lens[i]);
+                if (rc != HBS_OK || len != sb || memcmp(cs, gs + i * sb, sb) != 0)
+                    bad++;
+            }
+            CHECK_MSG(bad == 0, "%s: batch of %zu from index %llu: %zu signatures differ",
+                      alg, count, (unsigned long long)before, bad);
+            ok &= bad == 0;
+        }
+        free(gs);
+        free(cs);
+        free(mbuf);
+        free(msgs);
+        free(lens);
+    }
+    /* the file holds the advanced index: reopen and sign once more on both */
+    if (ok) {
+        const uint64_t at = hbs_stateful_key_index(kg);
+        uint8_t *a = malloc(sb), *b = malloc(sb);
+        size_t la = 0, lb = 0;
+        hbs_stateful_close(kg);
+        kg = NULL;
+        CHECK_INT(hbs_stateful_open(&kg, pg, HBS_STATEFUL_NO_SYNC, 1), HBS_OK);
+        if (kg && a && b && hbs_stateful_key_remaining(kg) > 0) {
+            CHECK_INT(hbs_stateful_key_index(kg), at);
+            CHECK_INT(hbs_stateful_sign(kg, a, sb, &la, (const uint8_t *)"after", 5), HBS_OK);
+            CHECK_INT(hbs_stateful_sign(kc, b, sb, &lb, (const uint8_t *)"after", 5), HBS_OK);
+            CHECK_MSG(la == lb && memcmp(a, b, la) == 0, "%s: after the batch", alg);
+            ok &= la == lb && memcmp(a, b, la) == 0;
+        }
+        free(a);
+        free(b);
+    }
+out:
+    hbs_stateful_close(kc);
+    hbs_stateful_close(kg);
+    remove(pc);
+    remove(pg);
+    return ok;
+}
+
+static void test_gpu_stateful_sign_many(void)
+{
+    static const size_t small[] = {1, 7, 19};
+    static const size_t big[] = {1, 1500, 3000};
+    static const size_t whole[] = {3, 1021};
+    size_t same = 0, sets = 0;
+    if (!have_gpu())
+        return;
+    for (size_t i = 0; i < N_BATCH_SETS; i++, sets++)
+        same += (size_t)sign_set(batch_sets[i], small, 3);
+    /* batches over tree boundaries and of thousands; a whole key */
+    same += (size_t)sign_set("XMSSMT-SHA2_20/2_256", big, 3), sets++;
+    same += (size_t)sign_set("LMS_SHA256_M32_H5/LMOTS_SHA256_N32_W4,LMS_SHA256_M32_H10/LMOTS_SHA256_N32_W2", big, 3), sets++;
+    same += (size_t)sign_set("XMSS-SHA2_10_256", whole, 2), sets++;
+    test_note("%zu/%zu sets: GPU batch signatures = CPU signatures byte for byte", same, sets);
+}
+
+static void test_gpu_stateful_sign_many_misuse(void)
+{
+    char path[4096];
+    uint8_t seed[3 * 64], pk[HBS_STATEFUL_MAX_PK_BYTES], sig[4];
+    size_t pklen = 0;
+    hbs_stateful_key *k = NULL;
+    const uint8_t *m[2] = {(const uint8_t *)"a", (const uint8_t *)"b"};
+    size_t ml[2] = {1, 1};
+    if (!have_gpu())
+        return;
+    test_rand_bytes(seed, sizeof seed);
+    snprintf(path, sizeof path, "%s/gss-misuse.key", test_tmpdir());
+    if (!batch_key("LMS_SHA256_M32_H5/LMOTS_SHA256_N32_W8", path, seed, pk, &pklen))
+        return;
+    CHECK_INT(hbs_stateful_open(&k, path, HBS_STATEFUL_NO_SYNC, 1), HBS_OK);
+    if (k) {
+        size_t sb = hbs_stateful_sig_bytes(k);
+        uint8_t *all = malloc(40 * sb);
+        CHECK_INT(hbs_gpu_stateful_sign_many(k, sig, sizeof sig, m, ml, 2),
+                  HBS_ERR_BUFFER_TOO_SMALL);
+        CHECK_INT(hbs_stateful_key_index(k), 0);
+        if (all) {
+            const uint8_t *mm[40];
+            size_t mml[40];
+            for (int i = 0; i < 40; i++)
+                mm[i] = m[0], mml[i] = 1;
+            /* 32 indices: 33 is too many and changes nothing; 32 is all of them */
+            CHECK_INT(hbs_gpu_stateful_sign_many(k, all, 40 * sb, mm, mml, 33),
+                      HBS_ERR_KEY_EXHAUSTED);
+            CHECK_INT(hbs_stateful_key_index(k), 0);
+            CHECK_INT(hbs_gpu_stateful_sign_many(k, all, 40 * sb, mm, mml, 32), HBS_OK);
+            CHECK_INT(hbs_stateful_key_index(k), 32);
+            CHECK_INT(hbs_stateful_verify(HBS_STATEFUL_HSS, pk, pklen, m[0], 1, all + 31 * sb,
+                                          sb),
+                      HBS_OK);
+            CHECK_INT(hbs_gpu_stateful_sign_many(k, all, 40 * sb, mm, mml, 1),
+                      HBS_ERR_KEY_EXHAUSTED);
+        }
+        free(all);
+    }
+    hbs_stateful_close(k);
+    remove(path);
+}
+
 const hbs_test hbs_tests_gpu_stateful[] = {
     {"misuse", test_gpu_stateful_misuse},
     {"lms", test_gpu_stateful_lms},
@@ -447,5 +781,8 @@ const hbs_test hbs_tests_gpu_stateful[] = {
     {"tall_and_sign", test_gpu_stateful_tall_and_sign},
     {"lms_vectors", test_gpu_stateful_lms_vectors},
     {"xmss_vectors", test_gpu_stateful_xmss_vectors},
+    {"verify_many", test_gpu_stateful_verify_many},
+    {"sign_many", test_gpu_stateful_sign_many},
+    {"sign_many_misuse", test_gpu_stateful_sign_many_misuse},
     {NULL, NULL},
 };

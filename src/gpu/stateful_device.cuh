@@ -1,0 +1,295 @@
+/* Device hashing of the stateful schemes shared by key generation (stateful.cu), batch
+ * verification (stateful_verify.cu) and batch signing (stateful_sign.cu): the LMS chain
+ * step in registers, the XMSS addresses, PRF, F and H for every hash (byte streams), and
+ * the register-only SHA-256 versions for n = 32. Each .cu file compiles its own copy. */
+#ifndef HBS_GPU_STATEFUL_DEVICE_CUH
+#define HBS_GPU_STATEFUL_DEVICE_CUH
+
+#include <stdint.h>
+
+#include "gpu/hash.cuh"
+#include "gpu/stateful_hash.cuh"
+
+namespace hbs_gpu {
+
+
+/* SHA-256 round i on the working variables s (a..h). */
+__device__ __forceinline__ void sha256_round(uint32_t s[8], int i, uint32_t wi)
+{
+    uint32_t t1 = s[7] + (rotr32(s[4], 6) ^ rotr32(s[4], 11) ^ rotr32(s[4], 25)) +
+                  ((s[4] & s[5]) ^ (~s[4] & s[6])) + K256[i] + wi;
+    uint32_t t2 = (rotr32(s[0], 2) ^ rotr32(s[0], 13) ^ rotr32(s[0], 22)) +
+                  ((s[0] & s[1]) ^ (s[0] & s[2]) ^ (s[1] & s[2]));
+    s[7] = s[6];
+    s[6] = s[5];
+    s[5] = s[4];
+    s[4] = s[3] + t1;
+    s[3] = s[2];
+    s[2] = s[1];
+    s[1] = s[0];
+    s[0] = t1 + t2;
+}
+
+/* Every message of one LMS chain starts with I || q (words 0..4), so rounds 0..4 of its
+ * one-block compression are the same for the whole chain: done once, here. */
+__device__ __forceinline__ void lms_prefix_rounds(uint32_t s[8], const uint32_t I[4], uint32_t q)
+{
+    sha256_iv(s);
+    sha256_round(s, 0, I[0]);
+    sha256_round(s, 1, I[1]);
+    sha256_round(s, 2, I[2]);
+    sha256_round(s, 3, I[3]);
+    sha256_round(s, 4, q);
+}
+
+/* One SHA-256 hash of an LMS chain message I || q || i || j || v (23 + 4NW bytes: one
+ * block), v in big-endian words, replaced by the first NW words of the digest. pre holds
+ * the working variables after rounds 0..4 (lms_prefix_rounds). */
+template <int NW>
+__device__ __forceinline__ void lms_step_sha256(const uint32_t pre[8], const uint32_t I[4],
+                                                uint32_t q, uint32_t i, uint32_t j,
+                                                uint32_t v[NW])
+{
+    uint32_t w[16], s[8];
+    w[0] = I[0];
+    w[1] = I[1];
+    w[2] = I[2];
+    w[3] = I[3];
+    w[4] = q;
+    w[5] = i << 16 | j << 8 | v[0] >> 24;
+#pragma unroll
+    for (int k = 0; k + 1 < NW; k++)
+        w[6 + k] = v[k] << 8 | v[k + 1] >> 24;
+    w[5 + NW] = v[NW - 1] << 8 | 0x80;
+#pragma unroll
+    for (int k = 6 + NW; k < 15; k++)
+        w[k] = 0;
+    w[15] = (23 + 4 * NW) * 8;
+#pragma unroll
+    for (int k = 0; k < 8; k++)
+        s[k] = pre[k];
+#pragma unroll
+    for (int r = 5; r < 64; r++) {
+        if (r >= 16) {
+            uint32_t w15 = w[(r + 1) & 15], w2 = w[(r + 14) & 15];
+            w[r & 15] += (rotr32(w15, 7) ^ rotr32(w15, 18) ^ (w15 >> 3)) +
+                         (rotr32(w2, 17) ^ rotr32(w2, 19) ^ (w2 >> 10)) + w[(r + 9) & 15];
+        }
+        sha256_round(s, r, w[r & 15]);
+    }
+    /* the digest is the IV plus the working variables */
+    v[0] = s[0] + 0x6a09e667;
+    v[1] = s[1] + 0xbb67ae85;
+    v[2] = s[2] + 0x3c6ef372;
+    v[3] = s[3] + 0xa54ff53a;
+    v[4] = s[4] + 0x510e527f;
+    v[5] = s[5] + 0x9b05688c;
+    if (NW > 6) {
+        v[NW > 6 ? 6 : 0] = s[6] + 0x1f83d9ab;
+        v[NW > 7 ? 7 : 0] = s[7] + 0x5be0cd19;
+    }
+}
+
+__device__ __forceinline__ uint32_t be32(const uint8_t *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+__device__ __forceinline__ void put_be32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)(v >> 24);
+    p[1] = (uint8_t)(v >> 16);
+    p[2] = (uint8_t)(v >> 8);
+    p[3] = (uint8_t)v;
+}
+
+
+/* Leaves first .. first + count - 1 of each of ntrees trees of one key (the layers of an
+ * XMSS^MT key are built in one launch): global leaf g is leaf first + g % count of tree
+ * g / count. */
+#define SF_MAX_TREES 12
+struct xmss_args {
+    uint8_t pub_seed[64], sk_seed[64];
+    uint64_t tree[SF_MAX_TREES];
+    uint32_t layer[SF_MAX_TREES];
+    uint32_t ntrees, first, count;
+    uint32_t n, padlen, len;
+};
+
+/* ADRS word k (big-endian) in a 32-byte address. */
+__device__ __forceinline__ void adrs_set(uint8_t a[32], int k, uint32_t v) { put_be32(a + 4 * k, v); }
+
+/* The address of global leaf g's tree (type set, all else zero) and its leaf index. */
+__device__ __forceinline__ uint32_t adrs_base(uint8_t a[32], const xmss_args &x, uint32_t g,
+                                              uint32_t type)
+{
+    const uint32_t k = g / x.count;
+    for (int b = 0; b < 32; b++)
+        a[b] = 0;
+    adrs_set(a, 0, x.layer[k]);
+    adrs_set(a, 1, (uint32_t)(x.tree[k] >> 32));
+    adrs_set(a, 2, (uint32_t)x.tree[k]);
+    adrs_set(a, 3, type);
+    return x.first + g % x.count;
+}
+
+/* toByte(v, padlen) || key (n bytes) at m; returns the length written. */
+__device__ __forceinline__ unsigned put_prefix(uint8_t *m, const xmss_args &x, unsigned v,
+                                               const uint8_t *key)
+{
+    for (unsigned k = 0; k + 1 < x.padlen; k++)
+        m[k] = 0;
+    m[x.padlen - 1] = (uint8_t)v;
+    for (unsigned k = 0; k < x.n; k++)
+        m[x.padlen + k] = key[k];
+    return x.padlen + x.n;
+}
+
+/* PRF(PUB_SEED, ADRS) with keyAndMask km. */
+template <int F>
+__device__ __forceinline__ void x_prf(uint8_t *out, const xmss_args &x, uint8_t adrs[32],
+                                      uint32_t km)
+{
+    uint8_t m[64 + 64 + 32];
+    unsigned at = put_prefix(m, x, 3, x.pub_seed);
+    adrs_set(adrs, 7, km);
+    for (int k = 0; k < 32; k++)
+        m[at + k] = adrs[k];
+    sf_hash<F>(out, x.n, m, at + 32);
+}
+
+/* RAND_HASH over parts (1: F, 2: H) n-byte inputs in `in`, result to out. */
+template <int F>
+__device__ __forceinline__ void x_thash(uint8_t *out, const xmss_args &x, uint8_t adrs[32],
+                                        const uint8_t *in, unsigned parts)
+{
+    uint8_t key[64], bm[64], m[64 + 64 + 128];
+    const unsigned n = x.n;
+    x_prf<F>(key, x, adrs, 0);
+    unsigned at = put_prefix(m, x, parts == 1 ? 0 : 1, key);
+    for (unsigned j = 0; j < parts; j++) {
+        x_prf<F>(bm, x, adrs, j + 1);
+        for (unsigned k = 0; k < n; k++)
+            m[at + k] = in[j * n + k] ^ bm[k];
+        at += n;
+    }
+    sf_hash<F>(out, n, m, at);
+}
+
+/* One SHA-256 compression kept out of line: the XMSS kernels call it from many places,
+ * and one copy compiles (and caches) far better than a dozen unrolled ones. */
+static __device__ __noinline__ void sf_compress256(uint32_t st[8], uint32_t w[16])
+{
+    sha256_compress(st, w);
+}
+
+/* SHA-256 with n = 32 in registers: every PRF starts from the midstate of
+ * toByte(3, 32) || PUB_SEED, every PRF_keygen from that of toByte(4, 32) || SK_SEED. */
+struct x256_mid {
+    uint32_t prf[8], keygen[8];
+};
+
+__device__ __forceinline__ void x256_midstates(x256_mid *m, const xmss_args &x)
+{
+    uint32_t w[16];
+    for (int k = 0; k < 7; k++)
+        w[k] = 0;
+    w[7] = 3;
+    for (int k = 0; k < 8; k++)
+        w[8 + k] = be32(x.pub_seed + 4 * k);
+    sha256_iv(m->prf);
+    sf_compress256(m->prf, w);
+    for (int k = 0; k < 7; k++)
+        w[k] = 0;
+    w[7] = 4;
+    for (int k = 0; k < 8; k++)
+        w[8 + k] = be32(x.sk_seed + 4 * k);
+    sha256_iv(m->keygen);
+    sf_compress256(m->keygen, w);
+}
+
+/* PRF: block 2 is ADRS || padding (96 bytes in all). */
+__device__ __forceinline__ void x256_prf(uint32_t out[8], const uint32_t mid[8],
+                                         const uint32_t a[8])
+{
+    uint32_t w[16];
+#pragma unroll
+    for (int k = 0; k < 8; k++) {
+        w[k] = a[k];
+        out[k] = mid[k];
+    }
+    w[8] = 0x80000000u;
+#pragma unroll
+    for (int k = 9; k < 15; k++)
+        w[k] = 0;
+    w[15] = 768;
+    sf_compress256(out, w);
+}
+
+/* F on v in place: a holds the address (keyAndMask is set here). */
+__device__ __forceinline__ void x256_f(uint32_t v[8], const uint32_t mid[8], uint32_t a[8])
+{
+    uint32_t key[8], bm[8], w[16], st[8];
+    a[7] = 0;
+    x256_prf(key, mid, a);
+    a[7] = 1;
+    x256_prf(bm, mid, a);
+#pragma unroll
+    for (int k = 0; k < 8; k++) {
+        w[k] = 0;
+        w[8 + k] = key[k];
+    }
+    sha256_iv(st);
+    sf_compress256(st, w);
+#pragma unroll
+    for (int k = 0; k < 8; k++)
+        w[k] = v[k] ^ bm[k];
+    w[8] = 0x80000000u;
+#pragma unroll
+    for (int k = 9; k < 15; k++)
+        w[k] = 0;
+    w[15] = 768;
+    sf_compress256(st, w);
+#pragma unroll
+    for (int k = 0; k < 8; k++)
+        v[k] = st[k];
+}
+
+/* H of l || r into out. */
+__device__ __forceinline__ void x256_h(uint32_t out[8], const uint32_t mid[8], uint32_t a[8],
+                                       const uint32_t l[8], const uint32_t r[8])
+{
+    uint32_t key[8], bm[8], w[16];
+    a[7] = 0;
+    x256_prf(key, mid, a);
+#pragma unroll
+    for (int k = 0; k < 7; k++)
+        w[k] = 0;
+    w[7] = 1;
+#pragma unroll
+    for (int k = 0; k < 8; k++)
+        w[8 + k] = key[k];
+    sha256_iv(out);
+    sf_compress256(out, w);
+    a[7] = 1;
+    x256_prf(bm, mid, a);
+#pragma unroll
+    for (int k = 0; k < 8; k++)
+        w[k] = l[k] ^ bm[k];
+    a[7] = 2;
+    x256_prf(bm, mid, a);
+#pragma unroll
+    for (int k = 0; k < 8; k++)
+        w[8 + k] = r[k] ^ bm[k];
+    sf_compress256(out, w);
+    w[0] = 0x80000000u;
+#pragma unroll
+    for (int k = 1; k < 15; k++)
+        w[k] = 0;
+    w[15] = 1024;
+    sf_compress256(out, w);
+}
+
+} // namespace hbs_gpu
+
+#endif

@@ -1,0 +1,638 @@
+/* Batch signing under one stateful key on the GPU (hbs_gpu_stateful_sign_many).
+ *
+ * Order of events: the key file gives up the batch's indices first (state/stateful_batch.h:
+ * written, fsynced, renamed), which also hands us the key's private state at the batch's
+ * first index; then the signatures are made from that state alone; then the key in memory
+ * moves past the batch. Nothing is released unless every step succeeded; after a failure
+ * the indices stay used.
+ *
+ * How a batch is signed. Every tree the batch touches, on every layer (XMSS^MT) or level
+ * (HSS), is built whole: its leaves on the GPU (the key generation kernels of stateful.cu,
+ * through the leaf engine), its inner nodes on the CPU (a tree of 2^h leaves has 2^h - 1
+ * inner hashes against a thousand or more per leaf). The authentication paths come from
+ * those trees. The host hashes each message (XMSS: r and H_msg; LMS: C and Q) into the
+ * digits to sign, and every one-time signature of the batch (the bottom ones, one per
+ * message, and the upper ones, one per lower tree touched) runs on the GPU, one thread per
+ * chain. Building whole trees pays when the batch is big against the trees: keys with a
+ * tree over 2^16 leaves, or batches that would build more than 2^16 + 64 leaves per
+ * signature, are signed by the CPU code instead (same bytes). */
+#include <cuda_runtime.h>
+#include <string.h>
+
+#include <mutex>
+#include <vector>
+
+#include "core/leaf_engine.h"
+#include "gpu/gpu_internal.h"
+#include "gpu/stateful_sign_kernels.cuh"
+#include "hbs/gpu.h"
+#include "hbs/lms.h"
+#include "hbs/stateful.h"
+#include "hbs/xmss.h"
+#include "state/stateful_batch.h"
+extern "C" {
+#include "lms/lmots.h"
+#include "lms/params.h"
+#include "xmss/internal.h"
+}
+
+namespace hbs_gpu {
+
+/* Pool slots of this file: staging of the jobs (host and device) and the chain outputs. */
+enum { SFS_HOST = 54, SFS_DEV_JOBS = 54, SFS_DEV_OUT = 55 };
+
+#define SFS_THREADS 256
+#define SFS_MAX_TREE_H 16
+#define SFS_LEAVES_FREE ((uint64_t)1 << 16)
+#define SFS_LEAVES_PER_SIG 64
+
+static uint32_t sget32(const uint8_t *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static uint64_t sget64(const uint8_t *p) { return (uint64_t)sget32(p) << 32 | sget32(p + 4); }
+
+static void sput32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)(v >> 24);
+    p[1] = (uint8_t)(v >> 16);
+    p[2] = (uint8_t)(v >> 8);
+    p[3] = (uint8_t)v;
+}
+
+static unsigned sfs_blocks(uint64_t threads)
+{
+    return (unsigned)((threads + SFS_THREADS - 1) / SFS_THREADS);
+}
+
+/* Whether building every touched tree whole is worth it (else the CPU signs). */
+static bool trees_worth_it(unsigned max_h, uint64_t leaves, size_t count)
+{
+    return max_h <= SFS_MAX_TREE_H && leaves <= SFS_LEAVES_FREE + SFS_LEAVES_PER_SIG * count;
+}
+
+/* The batch on the CPU, for keys whose trees are too tall to build per batch: the key
+ * already holds the indices (they are below its reservation), so no file write happens. */
+static int sign_on_cpu(hbs_stateful_key *key, uint8_t *sigs, size_t sb,
+                       const uint8_t *const *msgs, const size_t *msglens, size_t count)
+{
+    for (size_t i = 0; i < count; i++) {
+        size_t len = 0;
+        int rc = hbs_stateful_sign(key, sigs + i * sb, sb, &len, msgs[i], msglens[i]);
+        if (rc != HBS_OK)
+            return rc;
+        if (len != sb)
+            return HBS_ERR_STATE;
+    }
+    return HBS_OK;
+}
+
+/* ---- one-time signatures on the GPU ---- */
+
+/* Uploads the job arrays (bytes at host, len), runs `launch`, copies out_bytes back. */
+template <typename L>
+static int run_jobs(device_ctx *d, const void *jobs, size_t len, size_t out_bytes, uint8_t *out,
+                    L launch)
+{
+    void *h;
+    uint8_t *dj, *dout;
+    int err;
+    std::lock_guard<std::mutex> g(d->lock);
+    if ((err = host_buf(d, SFS_HOST, len, &h)) ||
+        (err = dev_buf(d, SFS_DEV_JOBS, len, (void **)&dj)) ||
+        (err = dev_buf(d, SFS_DEV_OUT, out_bytes, (void **)&dout)))
+        return err;
+    memcpy(h, jobs, len);
+    HBS_CUDA(cudaMemcpyAsync(dj, h, len, cudaMemcpyHostToDevice, d->stream));
+    launch(dj, dout);
+    HBS_CUDA(cudaGetLastError());
+    HBS_CUDA(cudaMemcpyAsync(out, dout, out_bytes, cudaMemcpyDeviceToHost, d->stream));
+    HBS_CUDA(cudaStreamSynchronize(d->stream));
+    return HBS_OK;
+}
+
+/* ---- XMSS / XMSS^MT ---- */
+
+struct xtree {
+    uint32_t layer;
+    uint64_t tree;
+    std::vector<uint8_t> nodes; /* level 0 (leaves) first, then each level up */
+};
+
+/* Node i of level z (0: leaves) of a tree of height H, n-byte nodes. */
+static const uint8_t *xnode(const xtree &t, unsigned H, size_t n, unsigned z, uint64_t i)
+{
+    size_t off = 0;
+    for (unsigned k = 0; k < z; k++)
+        off += (size_t)1 << (H - k);
+    return t.nodes.data() + (off + i) * n;
+}
+
+/* Every touched tree: leaves from the engine (up to 12 trees a call), inner nodes here. */
+static int xmss_build(const hbs_leaf_engine *e, const xmss_ctx *c, const hbs_xmss_params *p,
+                      const uint8_t *sk_seed, const uint8_t *pub_seed, std::vector<xtree> &trees)
+{
+    const unsigned H = p->tree_h;
+    const size_t n = p->n, leaves = (size_t)1 << H;
+    size_t per_call = e->slice_leaves / leaves;
+    if (per_call > 12)
+        per_call = 12;
+    if (per_call == 0)
+        return HBS_ERR_UNSUPPORTED;
+    for (xtree &t : trees)
+        t.nodes.resize((2 * leaves - 1) * n);
+    for (size_t at = 0; at < trees.size(); at += per_call) {
+        const size_t m = trees.size() - at < per_call ? trees.size() - at : per_call;
+        hbs_xmss_leaf_job jobs[12];
+        std::vector<uint8_t> out(m * leaves * n);
+        for (size_t k = 0; k < m; k++) {
+            jobs[k].func = p->func;
+            jobs[k].n = p->n;
+            jobs[k].padlen = p->padlen;
+            jobs[k].len = p->len;
+            jobs[k].pub_seed = pub_seed;
+            jobs[k].sk_seed = sk_seed;
+            jobs[k].layer = trees[at + k].layer;
+            jobs[k].tree = trees[at + k].tree;
+        }
+        int err = e->xmss_leaves(e->user, jobs, m, 0, leaves, out.data());
+        if (err)
+            return err;
+        for (size_t k = 0; k < m; k++)
+            memcpy(trees[at + k].nodes.data(), out.data() + k * leaves * n, leaves * n);
+    }
+    for (xtree &t : trees)
+        for (unsigned z = 1; z <= H; z++)
+            hbs_xmss_tree_nodes(c, (uint8_t *)xnode(t, H, n, z, 0), xnode(t, H, n, z - 1, 0),
+                                t.layer, t.tree, z, 0, (size_t)1 << (H - z));
+    return HBS_OK;
+}
+
+static void xmss_auth(const xtree &t, unsigned H, size_t n, uint32_t leaf, uint8_t *out)
+{
+    for (unsigned z = 0; z < H; z++)
+        memcpy(out + z * n, xnode(t, H, n, z, (leaf >> z) ^ 1), n);
+}
+
+/* Job arrays of WOTS+ signatures, packed: layer[], leaf[], tree[] (8-aligned), digits. */
+struct xjob_list {
+    std::vector<uint32_t> layer, leaf;
+    std::vector<uint64_t> tree;
+    std::vector<uint8_t> digits;
+};
+
+static int xmss_batch(device_ctx *d, const hbs_leaf_engine *e, const uint8_t *st, size_t stlen,
+                      uint64_t first, uint8_t *sigs, size_t sb, const uint8_t *const *msgs,
+                      const size_t *msglens, size_t count, bool *cpu)
+{
+    const hbs_xmss_params *p;
+    if (stlen < 24 || st[5] != 1)
+        return HBS_ERR_STATE;
+    p = hbs_xmss_params_by_oid(st[4], sget32(st));
+    if (!p || stlen < 24 + 4 * (size_t)p->n || sget64(st + 8) != first || p->sig_bytes != sb)
+        return HBS_ERR_STATE;
+    const size_t n = p->n, len = p->len;
+    const unsigned H = p->tree_h, D = p->d;
+    const uint8_t *sk_seed = st + 24, *sk_prf = st + 24 + n, *pub_seed = st + 24 + 2 * n,
+                  *root = st + 24 + 3 * n;
+    const uint64_t last = first + count - 1;
+    const uint32_t mask = (uint32_t)(((uint64_t)1 << H) - 1);
+    /* trees per layer j: first_tree[j] .. last_tree[j] */
+    uint64_t tfirst[XMSS_MAX_LAYERS], tlast[XMSS_MAX_LAYERS], leaves = 0;
+    for (unsigned j = 0; j < D; j++) {
+        const unsigned sh = H * (j + 1);
+        tfirst[j] = sh >= 64 ? 0 : first >> sh;
+        tlast[j] = sh >= 64 ? 0 : last >> sh;
+        leaves += (tlast[j] - tfirst[j] + 1) << H;
+    }
+    if (!trees_worth_it(H, leaves, count)) {
+        *cpu = true;
+        return HBS_OK;
+    }
+    xmss_ctx c;
+    hbs_xmss_ctx_init(&c, p, pub_seed, sk_seed);
+    std::vector<xtree> trees;
+    std::vector<size_t> layer_at(D);
+    for (unsigned j = 0; j < D; j++) {
+        layer_at[j] = trees.size();
+        for (uint64_t t = tfirst[j]; t <= tlast[j]; t++) {
+            xtree x;
+            x.layer = j;
+            x.tree = t;
+            trees.push_back(x);
+        }
+    }
+    int err = xmss_build(e, &c, p, sk_seed, pub_seed, trees);
+    /* the jobs: one per message (bottom), then one per tree below the top */
+    xjob_list J;
+    size_t njobs = 0;
+    uint8_t dg[XMSS_MAX_LEN], digest[XMSS_MAX_N];
+    for (size_t i = 0; i < count && !err; i++, njobs++) {
+        const uint64_t G = first + i;
+        uint8_t *s = sigs + i * sb;
+        for (unsigned b = 0; b < p->idx_bytes; b++)
+            s[b] = (uint8_t)(G >> (8 * (p->idx_bytes - 1 - b)));
+        hbs_xmss_prf_r(&c, s + p->idx_bytes, sk_prf, G);
+        hbs_xmss_hash_msg(&c, digest, s + p->idx_bytes, root, G, msgs[i], msglens[i]);
+        hbs_xmss_wots_digits(p, dg, digest);
+        J.layer.push_back(0);
+        J.leaf.push_back((uint32_t)G & mask);
+        J.tree.push_back(G >> H);
+        J.digits.insert(J.digits.end(), dg, dg + len);
+    }
+    std::vector<size_t> upper_at(D, 0);
+    for (unsigned j = 1; j < D && !err; j++) {
+        upper_at[j] = njobs;
+        for (size_t k = layer_at[j - 1]; k < layer_at[j - 1] + (tlast[j - 1] - tfirst[j - 1] + 1);
+             k++, njobs++) {
+            const xtree &below = trees[k];
+            hbs_xmss_wots_digits(p, dg, xnode(below, H, n, H, 0));
+            J.layer.push_back(j);
+            J.leaf.push_back((uint32_t)below.tree & mask);
+            J.tree.push_back(below.tree >> H);
+            J.digits.insert(J.digits.end(), dg, dg + len);
+        }
+    }
+    std::vector<uint8_t> ots;
+    if (!err) {
+        const size_t a_layer = 0, a_leaf = 4 * njobs, a_tree = (8 * njobs + 7) & ~(size_t)7,
+                     a_dig = a_tree + 8 * njobs, total = a_dig + njobs * len;
+        std::vector<uint8_t> packed(total);
+        memcpy(packed.data() + a_layer, J.layer.data(), 4 * njobs);
+        memcpy(packed.data() + a_leaf, J.leaf.data(), 4 * njobs);
+        memcpy(packed.data() + a_tree, J.tree.data(), 8 * njobs);
+        memcpy(packed.data() + a_dig, J.digits.data(), njobs * len);
+        xmss_args x;
+        memset(&x, 0, sizeof x);
+        memcpy(x.pub_seed, pub_seed, n);
+        memcpy(x.sk_seed, sk_seed, n);
+        x.n = (uint32_t)n;
+        x.padlen = p->padlen;
+        x.len = (uint32_t)len;
+        ots.resize(njobs * len * n);
+        const uint32_t nj = (uint32_t)njobs;
+        err = run_jobs(d, packed.data(), total, ots.size(), ots.data(),
+                       [&](uint8_t *dj, uint8_t *dout) {
+                           xs_jobs j;
+                           j.layer = (const uint32_t *)(dj + a_layer);
+                           j.leaf = (const uint32_t *)(dj + a_leaf);
+                           j.tree = (const uint64_t *)(dj + a_tree);
+                           j.digits = dj + a_dig;
+                           const unsigned b = sfs_blocks((uint64_t)nj * len);
+                           if (p->func == XMSS_FUNC_SHA256 && n == 32)
+                               xmss_wots_sign_sha256<<<b, SFS_THREADS, 0, d->stream>>>(x, j, nj, dout);
+                           else if (p->func == XMSS_FUNC_SHA256)
+                               xmss_wots_sign_generic<SF_SHA256><<<b, SFS_THREADS, 0, d->stream>>>(x, j, nj, dout);
+                           else if (p->func == XMSS_FUNC_SHA512)
+                               xmss_wots_sign_generic<SF_SHA512><<<b, SFS_THREADS, 0, d->stream>>>(x, j, nj, dout);
+                           else if (p->func == XMSS_FUNC_SHAKE128)
+                               xmss_wots_sign_generic<SF_SHAKE128><<<b, SFS_THREADS, 0, d->stream>>>(x, j, nj, dout);
+                           else
+                               xmss_wots_sign_generic<SF_SHAKE256><<<b, SFS_THREADS, 0, d->stream>>>(x, j, nj, dout);
+                       });
+        hbs_memzero(&x, sizeof x);
+    }
+    /* assembly: idx || r || per layer, WOTS+ signature || authentication path */
+    for (size_t i = 0; i < count && !err; i++) {
+        const uint64_t G = first + i;
+        uint8_t *s = sigs + i * sb + p->idx_bytes + n;
+        for (unsigned j = 0; j < D; j++) {
+            const uint64_t below = j * H >= 64 ? 0 : G >> (j * H); /* this layer's leaf */
+            const uint64_t tree = below >> H;
+            const size_t job = j == 0 ? i : upper_at[j] + (size_t)((below) - tfirst[j - 1]);
+            memcpy(s, ots.data() + job * len * n, len * n);
+            xmss_auth(trees[layer_at[j] + (size_t)(tree - tfirst[j])], H, n,
+                      (uint32_t)below & mask, s + len * n);
+            s += (len + H) * n;
+        }
+    }
+    hbs_xmss_ctx_wipe(&c);
+    return err;
+}
+
+/* ---- LMS / HSS ---- */
+
+struct ltree_t {
+    unsigned level;
+    uint64_t inst;
+    uint8_t I[16], seed[HBS_LMS_MAX_N];
+    std::vector<uint8_t> T; /* T[r] for r = 1 .. 2^(h+1) - 1 at (r - 1) * m */
+    uint8_t pk[24 + HBS_LMS_MAX_N];
+};
+
+struct hss_view {
+    unsigned L;
+    const hbs_lms_type *lms[HBS_HSS_MAX_LEVELS];
+    const hbs_lmots_type *ots[HBS_HSS_MAX_LEVELS];
+    unsigned shift[HBS_HSS_MAX_LEVELS];
+    const uint8_t *I0, *seed0;
+};
+
+/* SEED and I of tree inst of level i >= 1 (lms/hss.h: derived with the top level's hash). */
+static void hss_child(const hss_view &v, unsigned i, uint64_t inst, uint8_t *I, uint8_t *seed)
+{
+    uint8_t m[16 + 4 + 2 + 1 + 8 + HBS_LMS_MAX_N], out[32];
+    const size_t len = 31 + v.lms[0]->m;
+    memcpy(m, v.I0, 16);
+    sput32(m + 16, i);
+    m[20] = 0xff;
+    m[21] = 0xfe;
+    sput32(m + 23, (uint32_t)(inst >> 32));
+    sput32(m + 27, (uint32_t)inst);
+    memcpy(m + 31, v.seed0, v.lms[0]->m);
+    m[22] = 0;
+    hbs_lms_hash_many(v.lms[0]->hash, 32, out, m, len, 1);
+    memcpy(seed, out, v.lms[i]->m);
+    m[22] = 1;
+    hbs_lms_hash_many(v.lms[0]->hash, 32, out, m, len, 1);
+    memcpy(I, out, 16);
+    hbs_memzero(m, sizeof m);
+    hbs_memzero(out, sizeof out);
+}
+
+/* a[i] = coef(Q || Cksm(Q), i, w) (RFC 8554 section 4.4). */
+static void lms_coefs(const hbs_lmots_type *o, uint8_t *a, const uint8_t *Q)
+{
+    const unsigned w = o->w, per_byte = 8 / w, mask = (1u << w) - 1;
+    const size_t u = (size_t)o->n * per_byte;
+    uint8_t qs[HBS_LMS_MAX_N + 2];
+    uint32_t sum = 0;
+    memcpy(qs, Q, o->n);
+    for (size_t i = 0; i < u; i++) {
+        a[i] = (uint8_t)((qs[i / per_byte] >> (8 - w * (unsigned)(i % per_byte + 1))) & mask);
+        sum += mask - a[i];
+    }
+    sum <<= o->ls;
+    qs[o->n] = (uint8_t)(sum >> 8);
+    qs[o->n + 1] = (uint8_t)sum;
+    for (size_t i = u; i < o->p; i++)
+        a[i] = (uint8_t)((qs[i * w / 8] >> (8 - w * (unsigned)(i % per_byte + 1))) & mask);
+}
+
+static int lms_build(const hbs_leaf_engine *e, const hss_view &v, ltree_t &t)
+{
+    const hbs_lms_type *lt = v.lms[t.level];
+    const hbs_lmots_type *o = v.ots[t.level];
+    const size_t m = lt->m, leaves = (size_t)1 << lt->h;
+    hbs_lms_leaf_job job;
+    t.T.assign((2 * leaves - 1) * m, 0);
+    job.hash = o->hash;
+    job.n = o->n;
+    job.w = o->w;
+    job.p = o->p;
+    job.h = lt->h;
+    job.I = t.I;
+    job.seed = t.seed;
+    for (size_t at = 0; at < leaves; at += e->slice_leaves) {
+        const size_t c = leaves - at < e->slice_leaves ? leaves - at : e->slice_leaves;
+        int err = e->lms_leaves(e->user, &job, (uint32_t)at, c, t.T.data() + (leaves - 1 + at) * m);
+        if (err)
+            return err;
+    }
+    for (size_t lv = leaves / 2; lv >= 1; lv /= 2)
+        hbs_lms_nodes(lt, t.I, t.T.data() + (lv - 1) * m, t.T.data() + (2 * lv - 1) * m,
+                      (uint32_t)lv, lv);
+    sput32(t.pk, lt->code);
+    sput32(t.pk + 4, o->code);
+    memcpy(t.pk + 8, t.I, 16);
+    memcpy(t.pk + 24, t.T.data(), m);
+    return HBS_OK;
+}
+
+/* One LMS signature being made: where it goes and what it signs. */
+struct lsig {
+    size_t tree;  /* index into the trees */
+    uint32_t q;
+    uint8_t *out; /* q || ots type || C || y || lms type || path */
+};
+
+static int hss_batch(device_ctx *d, const hbs_leaf_engine *e, const uint8_t *st, size_t stlen,
+                     uint64_t first, uint8_t *sigs, size_t sb, const uint8_t *const *msgs,
+                     const size_t *msglens, size_t count, bool *cpu)
+{
+    hss_view v;
+    size_t off;
+    if (stlen < 8 || memcmp(st, "HSSK", 4) != 0 || st[4] != 1)
+        return HBS_ERR_STATE;
+    v.L = st[5];
+    if (v.L < 1 || v.L > HBS_HSS_MAX_LEVELS || stlen < 8 + 8 * (size_t)v.L)
+        return HBS_ERR_STATE;
+    off = 8;
+    unsigned maxh = 0, total_h = 0;
+    for (unsigned i = 0; i < v.L; i++, off += 8) {
+        v.lms[i] = hbs_lms_type_by_code(sget32(st + off));
+        v.ots[i] = hbs_lmots_type_by_code(sget32(st + off + 4));
+        if (!hbs_lms_types_match(v.lms[i], v.ots[i]))
+            return HBS_ERR_STATE;
+        maxh = v.lms[i]->h > maxh ? v.lms[i]->h : maxh;
+        total_h += v.lms[i]->h;
+    }
+    if (stlen < off + 16 + v.lms[0]->m + 16 || sget64(st + off + 16 + v.lms[0]->m) != first)
+        return HBS_ERR_STATE;
+    v.I0 = st + off;
+    v.seed0 = st + off + 16;
+    for (unsigned i = v.L, s = 0; i-- > 0;) {
+        v.shift[i] = s;
+        s += v.lms[i]->h;
+    }
+    size_t need = 4;
+    for (unsigned i = 0; i < v.L; i++)
+        need += hbs_lms_sig_bytes(v.lms[i], v.ots[i]) + (i ? 24 + v.lms[i]->m : 0);
+    if (need != sb || total_h > 63)
+        return HBS_ERR_STATE;
+    const uint64_t last = first + count - 1;
+    uint64_t ifirst[HBS_HSS_MAX_LEVELS], ilast[HBS_HSS_MAX_LEVELS], leaves = 0;
+    for (unsigned i = 0; i < v.L; i++) {
+        const unsigned sh = v.shift[i] + v.lms[i]->h;
+        ifirst[i] = sh >= 64 ? 0 : first >> sh;
+        ilast[i] = sh >= 64 ? 0 : last >> sh;
+        leaves += (ilast[i] - ifirst[i] + 1) << v.lms[i]->h;
+    }
+    if (!trees_worth_it(maxh, leaves, count)) {
+        *cpu = true;
+        return HBS_OK;
+    }
+    std::vector<ltree_t> trees;
+    size_t level_at[HBS_HSS_MAX_LEVELS];
+    int err = HBS_OK;
+    for (unsigned i = 0; i < v.L && !err; i++) {
+        level_at[i] = trees.size();
+        for (uint64_t k = ifirst[i]; k <= ilast[i] && !err; k++) {
+            trees.emplace_back();
+            ltree_t &t = trees.back();
+            t.level = i;
+            t.inst = k;
+            if (i == 0) {
+                memcpy(t.I, v.I0, 16);
+                memcpy(t.seed, v.seed0, v.lms[0]->m);
+            } else {
+                hss_child(v, i, k, t.I, t.seed);
+            }
+            err = lms_build(e, v, t);
+        }
+    }
+    /* the signatures: the top L-1 levels sign each touched child tree's key, the bottom
+     * level each message; upper ones go in per-tree scratch, bottom ones in place */
+    std::vector<lsig> jobs;
+    std::vector<std::vector<uint8_t>> upper(trees.size());
+    std::vector<uint8_t> a_all; /* digits, job-major */
+    for (unsigned i = 1; i < v.L && !err; i++)
+        for (size_t k = level_at[i]; k < level_at[i] + (ilast[i] - ifirst[i] + 1); k++) {
+            const ltree_t &child = trees[k];
+            const unsigned pl = i - 1;
+            const uint64_t pinst = child.inst >> v.lms[pl]->h;
+            lsig s;
+            s.tree = level_at[pl] + (size_t)(pinst - ifirst[pl]);
+            s.q = (uint32_t)(child.inst & ((1u << v.lms[pl]->h) - 1));
+            upper[k].assign(hbs_lms_sig_bytes(v.lms[pl], v.ots[pl]), 0);
+            s.out = upper[k].data();
+            jobs.push_back(s);
+        }
+    const size_t nupper = jobs.size();
+    for (size_t m = 0; m < count && !err; m++) {
+        const unsigned b = v.L - 1;
+        const uint64_t G = first + m;
+        lsig s;
+        s.tree = level_at[b] + (size_t)((G >> v.lms[b]->h) - ifirst[b]);
+        s.q = (uint32_t)(G & ((1u << v.lms[b]->h) - 1));
+        s.out = sigs + m * sb + sb - hbs_lms_sig_bytes(v.lms[b], v.ots[b]);
+        jobs.push_back(s);
+    }
+    /* C, Q and the digits on the host; q, types and paths written now */
+    for (size_t k = 0; k < jobs.size() && !err; k++) {
+        const lsig &s = jobs[k];
+        const ltree_t &t = trees[s.tree];
+        const hbs_lms_type *lt = v.lms[t.level];
+        const hbs_lmots_type *o = v.ots[t.level];
+        const size_t ots_len = hbs_lmots_sig_bytes(o);
+        const uint8_t *msg;
+        size_t mlen;
+        uint8_t Q[HBS_LMS_MAX_N], a[HBS_LMOTS_MAX_P];
+        if (k < nupper) {
+            /* the child's key: the job order above follows the trees of levels 1 .. L-1 */
+            const ltree_t &child = trees[level_at[1] + k];
+            msg = child.pk;
+            mlen = 24 + v.lms[child.level]->m;
+        } else {
+            msg = msgs[k - nupper];
+            mlen = msglens[k - nupper];
+        }
+        sput32(s.out, s.q);
+        sput32(s.out + 4, o->code);
+        hbs_lmots_randomizer(o, s.out + 8, t.I, s.q, t.seed);
+        hbs_lmots_message_hash(o, Q, t.I, s.q, s.out + 8, msg, mlen);
+        lms_coefs(o, a, Q);
+        a_all.insert(a_all.end(), a, a + o->p);
+        sput32(s.out + 4 + ots_len, lt->code);
+        uint8_t *path = s.out + 8 + ots_len;
+        uint32_t r = (1u << lt->h) + s.q;
+        for (unsigned z = 0; z < lt->h; z++, r >>= 1)
+            memcpy(path + z * lt->m, t.T.data() + (size_t)((r ^ 1) - 1) * lt->m, lt->m);
+    }
+    /* the chains: one launch per tree (its I and SEED are the kernel's parameters) */
+    size_t dig_at = 0;
+    for (size_t k = 0; k < jobs.size() && !err;) {
+        const size_t tr = jobs[k].tree;
+        const hbs_lmots_type *o = v.ots[trees[tr].level];
+        const size_t n = o->n, p = o->p;
+        size_t end = k;
+        while (end < jobs.size() && jobs[end].tree == tr)
+            end++;
+        const size_t nj = end - k;
+        std::vector<uint8_t> packed(4 * nj + nj * p), y(nj * p * n);
+        for (size_t i = 0; i < nj; i++)
+            memcpy(packed.data() + 4 * i, &jobs[k + i].q, 4);
+        memcpy(packed.data() + 4 * nj, a_all.data() + dig_at, nj * p);
+        ls_args la;
+        memset(&la, 0, sizeof la);
+        memcpy(la.I, trees[tr].I, 16);
+        memcpy(la.seed, trees[tr].seed, n);
+        la.n = (uint32_t)n;
+        la.p = (uint32_t)p;
+        err = run_jobs(d, packed.data(), packed.size(), y.size(), y.data(),
+                       [&](uint8_t *dj, uint8_t *dout) {
+                           const uint32_t *qs = (const uint32_t *)dj;
+                           const uint8_t *dg = dj + 4 * nj;
+                           const unsigned b = sfs_blocks((uint64_t)nj * p);
+                           if (o->hash == HBS_LMS_HASH_SHA256 && n == 32)
+                               lms_ots_sign_sha256<8><<<b, SFS_THREADS, 0, d->stream>>>(la, qs, dg, (uint32_t)nj, dout);
+                           else if (o->hash == HBS_LMS_HASH_SHA256)
+                               lms_ots_sign_sha256<6><<<b, SFS_THREADS, 0, d->stream>>>(la, qs, dg, (uint32_t)nj, dout);
+                           else
+                               lms_ots_sign_shake<<<b, SFS_THREADS, 0, d->stream>>>(la, qs, dg, (uint32_t)nj, dout);
+                       });
+        hbs_memzero(&la, sizeof la);
+        for (size_t i = 0; i < nj && !err; i++)
+            memcpy(jobs[k + i].out + 8 + n, y.data() + i * p * n, p * n);
+        dig_at += nj * p;
+        k = end;
+    }
+    /* assembly: L-1 || (signature of level i's key by level i-1 || level i's key) ... */
+    for (size_t m = 0; m < count && !err; m++) {
+        const uint64_t G = first + m;
+        uint8_t *s = sigs + m * sb;
+        size_t at = 4;
+        sput32(s, v.L - 1);
+        for (unsigned i = 1; i < v.L; i++) {
+            const size_t k = level_at[i] + (size_t)((G >> (v.shift[i] + v.lms[i]->h)) - ifirst[i]);
+            memcpy(s + at, upper[k].data(), upper[k].size());
+            at += upper[k].size();
+            memcpy(s + at, trees[k].pk, 24 + v.lms[i]->m);
+            at += 24 + v.lms[i]->m;
+        }
+    }
+    for (ltree_t &t : trees)
+        hbs_memzero(t.seed, sizeof t.seed);
+    return err;
+}
+
+} // namespace hbs_gpu
+
+using namespace hbs_gpu;
+
+extern "C" int hbs_gpu_stateful_sign_many(hbs_stateful_key *key, uint8_t *sigs, size_t sigcap,
+                                          const uint8_t *const *msgs, const size_t *msglens,
+                                          size_t count)
+{
+    hbs_leaf_engine e;
+    uint8_t *state = NULL;
+    size_t statelen = 0, sb;
+    uint64_t first = 0;
+    bool cpu = false;
+    int err, end_err;
+    gpu_clear_error();
+    if (!key || (count && (!sigs || !msgs || !msglens)))
+        return HBS_ERR_INVALID_ARGUMENT;
+    if (sigs)
+        memset(sigs, 0, sigcap);
+    if (count == 0)
+        return HBS_OK;
+    for (size_t i = 0; i < count; i++)
+        if (!msgs[i] && msglens[i])
+            return HBS_ERR_INVALID_ARGUMENT;
+    sb = hbs_stateful_sig_bytes(key);
+    if (sb == 0 || sigcap / sb < count)
+        return HBS_ERR_BUFFER_TOO_SMALL;
+    if (hbs_stateful_key_remaining(key) < count)
+        return HBS_ERR_KEY_EXHAUSTED;
+    if ((err = hbs_gpu_leaf_engine(&e)) != HBS_OK)
+        return err;
+    device_ctx *d = (device_ctx *)e.user;
+    /* from here on the indices are used, whatever happens */
+    if ((err = hbs_stateful_batch_begin(key, count, &first, &state, &statelen)) != HBS_OK)
+        return err;
+    if (hbs_stateful_key_family(key) == HBS_STATEFUL_HSS)
+        err = hss_batch(d, &e, state, statelen, first, sigs, sb, msgs, msglens, count, &cpu);
+    else
+        err = xmss_batch(d, &e, state, statelen, first, sigs, sb, msgs, msglens, count, &cpu);
+    hbs_stateful_batch_free_state(state, statelen);
+    if (err == HBS_OK && cpu)
+        err = sign_on_cpu(key, sigs, sb, msgs, msglens, count);
+    end_err = hbs_stateful_batch_end(key, first + count);
+    if (err == HBS_OK)
+        err = end_err;
+    if (err != HBS_OK)
+        hbs_memzero(sigs, count * sb);
+    return err;
+}

@@ -1,0 +1,408 @@
+/* Batch verification of LMS/HSS and XMSS/XMSS^MT signatures on the GPU
+ * (hbs_gpu_stateful_verify_many).
+ *
+ * The host parses every item exactly as the CPU verifier does (hbs_hss_verify,
+ * hbs_xmss_verify): an item that fails there (a wrong length, an unknown or mismatched type,
+ * an index out of range, a NULL pointer) gets its verdict from hbs_stateful_verify itself,
+ * which rejects it at once, so the verdicts are the CPU's for every input. Well-formed items
+ * become GPU jobs: one per XMSS signature, one per level of an HSS signature (the levels are
+ * independent: each signs the next level's key, which the signature carries), grouped by
+ * parameter set so each launch runs one set.
+ *
+ * Items go in chunks through two pipeline stages, each with its own stream, pinned staging
+ * buffer and device buffer: while the GPU works on one chunk, the host packs the next and
+ * its copy runs beside the kernels of the previous one. */
+#include <cuda_runtime.h>
+#include <string.h>
+
+#include <algorithm>
+#include <mutex>
+#include <vector>
+
+#include "gpu/gpu_internal.h"
+#include "gpu/stateful_verify_kernels.cuh"
+#include "hbs/gpu.h"
+#include "hbs/lms.h"
+#include "hbs/stateful.h"
+#include "hbs/xmss.h"
+extern "C" {
+#include "lms/params.h"
+#include "xmss/params.h"
+}
+
+namespace hbs_gpu {
+
+/* Pool slots of this file (stateful.cu uses 48 and 49). */
+enum { SFV_HOST = 50, SFV_DEV = 50 }; /* + stage (0 or 1) */
+
+/* Items per chunk: enough to fill the GPU (XMSS: one thread each). */
+#define SFV_CHUNK_ITEMS 16384
+#define SFV_THREADS 128
+
+/* One GPU job as the host sees it: which item, which kernel set, where its bytes are. */
+struct sfv_job {
+    uint32_t item;
+    const void *set; /* hbs_xmss_params or hbs_lms_type (with ots) */
+    const hbs_lmots_type *ots;
+    const uint8_t *pk, *sig, *msg;
+    size_t pklen, siglen, msglen;
+};
+
+static uint32_t get32(const uint8_t *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* hbs_lms_verify_parse's checks: the signature's length (it may be followed by more), or 0. */
+static size_t lms_parse(sfv_job *j, const uint8_t *pk, size_t pklen, const uint8_t *sig,
+                        size_t siglen)
+{
+    const hbs_lms_type *t;
+    const hbs_lmots_type *o;
+    size_t ots_len, need;
+    if (pklen < 8 || siglen < 8)
+        return 0;
+    t = hbs_lms_type_by_code(get32(pk));
+    o = hbs_lmots_type_by_code(get32(pk + 4));
+    if (!hbs_lms_types_match(t, o) || pklen != hbs_lms_pk_bytes(t))
+        return 0;
+    if (get32(sig + 4) != o->code)
+        return 0;
+    ots_len = hbs_lmots_sig_bytes(o);
+    need = 8 + ots_len + (size_t)t->h * t->m;
+    if (siglen < need || get32(sig + 4 + ots_len) != t->code)
+        return 0;
+    if (get32(sig) >> t->h)
+        return 0;
+    j->set = t;
+    j->ots = o;
+    j->pk = pk;
+    j->pklen = pklen;
+    j->sig = sig;
+    j->siglen = need;
+    return need;
+}
+
+/* hbs_hss_verify's parse: the levels as jobs (1 to 8), or 0 if the item is malformed. */
+static unsigned hss_parse(sfv_job *out, uint32_t item, const uint8_t *pk, size_t pklen,
+                          const uint8_t *msg, size_t msglen, const uint8_t *sig, size_t siglen)
+{
+    const uint8_t *key;
+    size_t keylen, off = 4;
+    uint32_t L;
+    if (!pk || !sig || (!msg && msglen) || pklen < 4 || siglen < 4)
+        return 0;
+    L = get32(pk);
+    if (L < 1 || L > HBS_HSS_MAX_LEVELS || get32(sig) != L - 1)
+        return 0;
+    key = pk + 4;
+    keylen = pklen - 4;
+    for (uint32_t i = 0; i < L; i++) {
+        size_t slen = lms_parse(&out[i], key, keylen, sig + off, siglen - off);
+        if (slen == 0)
+            return 0;
+        out[i].item = item;
+        off += slen;
+        if (i + 1 == L) {
+            if (off != siglen)
+                return 0;
+            out[i].msg = msg;
+            out[i].msglen = msglen;
+            break;
+        }
+        if (siglen - off < 4)
+            return 0;
+        keylen = hbs_lms_pk_bytes(hbs_lms_type_by_code(get32(sig + off)));
+        if (keylen == 0 || siglen - off < keylen)
+            return 0;
+        key = sig + off;
+        out[i].msg = key;
+        out[i].msglen = keylen;
+        off += keylen;
+    }
+    return L;
+}
+
+/* hbs_xmss_verify's checks (through hbs_stateful_verify): 1 and a job if well-formed. */
+static int xmss_parse(sfv_job *j, uint32_t item, int mt, const uint8_t *pk, size_t pklen,
+                      const uint8_t *msg, size_t msglen, const uint8_t *sig, size_t siglen)
+{
+    const hbs_xmss_params *p;
+    uint64_t idx = 0;
+    if (!pk || pklen < 4 || !sig || (!msg && msglen))
+        return 0;
+    p = hbs_xmss_params_by_oid(mt, get32(pk));
+    if (!p || pklen != p->pk_bytes || siglen != p->sig_bytes)
+        return 0;
+    for (unsigned b = 0; b < p->idx_bytes; b++)
+        idx = idx << 8 | sig[b];
+    if (p->h < 64 && (idx >> p->h) != 0)
+        return 0;
+    j->item = item;
+    j->set = p;
+    j->ots = NULL;
+    j->pk = pk;
+    j->pklen = pklen;
+    j->sig = sig;
+    j->siglen = siglen;
+    j->msg = msg;
+    j->msglen = msglen;
+    return 1;
+}
+
+/* A chunk packed for the GPU: the job arrays, then the arena. */
+struct sfv_stage {
+    cudaStream_t stream;
+    uint8_t *host, *dev;
+    size_t cap;
+    std::vector<sfv_job> jobs; /* sorted by set */
+    bool busy;
+};
+
+static size_t align8(size_t v) { return (v + 7) & ~(size_t)7; }
+
+/* Bytes a chunk's jobs take in the staging buffer. */
+static size_t stage_bytes(const std::vector<sfv_job> &jobs)
+{
+    size_t b = align8(jobs.size() * (3 * 8 + 4 + 1)) + 64;
+    for (const sfv_job &j : jobs)
+        b += j.pklen + j.siglen + j.msglen;
+    return b;
+}
+
+static unsigned blocks_of(size_t threads) { return (unsigned)((threads + SFV_THREADS - 1) / SFV_THREADS); }
+
+static int launch_set(const sfv_stage &s, sfv_jobs dj, const uint8_t *arena, size_t first,
+                      size_t count)
+{
+    const sfv_job &j0 = s.jobs[first];
+    sfv_jobs d = dj;
+    d.pk_off += first;
+    d.sig_off += first;
+    d.msg_off += first;
+    d.msg_len += first;
+    d.ok += first;
+    const uint32_t c = (uint32_t)count;
+    if (!j0.ots) {
+        const hbs_xmss_params *p = (const hbs_xmss_params *)j0.set;
+        xv_set x = {p->n, p->padlen, p->len, p->len1, p->d, p->tree_h, p->idx_bytes};
+        if (p->func == XMSS_FUNC_SHA256 && p->n == 32)
+            xmss_verify_sha256<<<blocks_of(c), SFV_THREADS, 0, s.stream>>>(x, d, arena, c);
+        else if (p->func == XMSS_FUNC_SHA256)
+            xmss_verify_generic<SF_SHA256, 67 * 32><<<blocks_of(c), SFV_THREADS, 0, s.stream>>>(x, d, arena, c);
+        else if (p->func == XMSS_FUNC_SHA512)
+            xmss_verify_generic<SF_SHA512, 131 * 64><<<blocks_of(c), SFV_THREADS, 0, s.stream>>>(x, d, arena, c);
+        else if (p->func == XMSS_FUNC_SHAKE128)
+            xmss_verify_generic<SF_SHAKE128, 67 * 32><<<blocks_of(c), SFV_THREADS, 0, s.stream>>>(x, d, arena, c);
+        else
+            xmss_verify_generic<SF_SHAKE256, 131 * 64><<<blocks_of(c), SFV_THREADS, 0, s.stream>>>(x, d, arena, c);
+    } else {
+        const hbs_lms_type *t = (const hbs_lms_type *)j0.set;
+        const hbs_lmots_type *o = j0.ots;
+        lv_set l = {o->n, o->p, o->w, o->ls, t->h};
+        if (o->hash == HBS_LMS_HASH_SHA256 && o->n == 32)
+            lms_verify_kernel<SF_SHA256, 8><<<blocks_of(c), SFV_THREADS, 0, s.stream>>>(l, d, arena, c);
+        else if (o->hash == HBS_LMS_HASH_SHA256)
+            lms_verify_kernel<SF_SHA256, 6><<<blocks_of(c), SFV_THREADS, 0, s.stream>>>(l, d, arena, c);
+        else
+            lms_verify_kernel<SF_SHAKE256, 0><<<blocks_of(c), SFV_THREADS, 0, s.stream>>>(l, d, arena, c);
+    }
+    HBS_CUDA(cudaGetLastError());
+    return HBS_OK;
+}
+
+static bool same_set(const sfv_job &a, const sfv_job &b) { return a.set == b.set && a.ots == b.ots; }
+
+/* Packs a stage's jobs, copies them over, runs a launch per set and copies the verdicts
+ * back, all queued on the stage's stream. */
+static int stage_run(sfv_stage &s)
+{
+    const size_t nj = s.jobs.size();
+    std::stable_sort(s.jobs.begin(), s.jobs.end(), [](const sfv_job &a, const sfv_job &b) {
+        if (a.set != b.set)
+            return (uintptr_t)a.set < (uintptr_t)b.set;
+        return (uintptr_t)a.ots < (uintptr_t)b.ots;
+    });
+    uint64_t *pk_off = (uint64_t *)s.host, *sig_off = pk_off + nj, *msg_off = sig_off + nj;
+    uint32_t *msg_len = (uint32_t *)(msg_off + nj);
+    uint8_t *ok = (uint8_t *)(msg_len + nj);
+    const size_t arena_at = align8(nj * (3 * 8 + 4 + 1));
+    size_t at = 0;
+    uint8_t *arena = s.host + arena_at;
+    for (size_t i = 0; i < nj; i++) {
+        const sfv_job &j = s.jobs[i];
+        pk_off[i] = at;
+        memcpy(arena + at, j.pk, j.pklen);
+        at += j.pklen;
+        sig_off[i] = at;
+        memcpy(arena + at, j.sig, j.siglen);
+        at += j.siglen;
+        msg_off[i] = at;
+        if (j.msglen)
+            memcpy(arena + at, j.msg, j.msglen);
+        at += j.msglen;
+        msg_len[i] = (uint32_t)j.msglen;
+        ok[i] = 0;
+    }
+    HBS_CUDA(cudaMemcpyAsync(s.dev, s.host, arena_at + at, cudaMemcpyHostToDevice, s.stream));
+    sfv_jobs dj;
+    dj.pk_off = (const uint64_t *)s.dev;
+    dj.sig_off = dj.pk_off + nj;
+    dj.msg_off = dj.sig_off + nj;
+    dj.msg_len = (const uint32_t *)(dj.msg_off + nj);
+    dj.ok = (uint8_t *)(dj.msg_len + nj);
+    for (size_t first = 0; first < nj;) {
+        size_t end = first + 1;
+        while (end < nj && same_set(s.jobs[end], s.jobs[first]))
+            end++;
+        int err = launch_set(s, dj, s.dev + arena_at, first, end - first);
+        if (err)
+            return err;
+        first = end;
+    }
+    HBS_CUDA(cudaMemcpyAsync(ok, dj.ok, nj, cudaMemcpyDeviceToHost, s.stream));
+    s.busy = true;
+    return HBS_OK;
+}
+
+/* Waits for a stage and folds its verdicts into results (an item fails if any job does). */
+static int stage_collect(sfv_stage &s, int *results)
+{
+    if (!s.busy)
+        return HBS_OK;
+    s.busy = false;
+    HBS_CUDA(cudaStreamSynchronize(s.stream));
+    const size_t nj = s.jobs.size();
+    const uint8_t *ok = s.host + nj * (3 * 8 + 4);
+    for (size_t i = 0; i < nj; i++)
+        if (!ok[i])
+            results[s.jobs[i].item] = HBS_ERR_VERIFY_FAILED;
+    return HBS_OK;
+}
+
+/* The jobs of items [from, to) into jobs; items judged on the host get their verdict now,
+ * the others HBS_OK until a job says otherwise. */
+static void parse_items(std::vector<sfv_job> &jobs, hbs_stateful_family family, int *results,
+                        const uint8_t *const *sigs, const size_t *siglens,
+                        const uint8_t *const *msgs, const size_t *msglens,
+                        const uint8_t *const *pks, const size_t *pklens, size_t npks,
+                        size_t from, size_t to)
+{
+    jobs.clear();
+    for (size_t i = from; i < to; i++) {
+        const size_t k = npks == 1 ? 0 : i;
+        sfv_job lv[HBS_HSS_MAX_LEVELS];
+        unsigned got;
+        if (family == HBS_STATEFUL_HSS)
+            got = hss_parse(lv, (uint32_t)i, pks[k], pklens[k], msgs[i], msglens[i], sigs[i],
+                            siglens[i]);
+        else
+            got = (unsigned)xmss_parse(lv, (uint32_t)i, family == HBS_STATEFUL_XMSSMT, pks[k],
+                                       pklens[k], msgs[i], msglens[i], sigs[i], siglens[i]);
+        if (got == 0) {
+            results[i] = hbs_stateful_verify(family, pks[k], pklens[k], msgs[i], msglens[i],
+                                             sigs[i], siglens[i]);
+            continue;
+        }
+        results[i] = HBS_OK;
+        for (unsigned l = 0; l < got; l++)
+            jobs.push_back(lv[l]);
+    }
+}
+
+static int verify_chunks(device_ctx *d, hbs_stateful_family family, int *results,
+                         const uint8_t *const *sigs, const size_t *siglens,
+                         const uint8_t *const *msgs, const size_t *msglens, size_t count,
+                         const uint8_t *const *pks, const size_t *pklens, size_t npks)
+{
+    sfv_stage st[2];
+    std::vector<sfv_job> jobs;
+    void *first_use;
+    int err;
+    /* the pools create the streams on first use */
+    if ((err = host_buf(d, SFV_HOST, 64, &first_use)))
+        return err;
+    st[0].stream = d->stream;
+    st[1].stream = d->side;
+    for (int k = 0; k < 2; k++) {
+        st[k].busy = false;
+        st[k].host = st[k].dev = nullptr;
+        st[k].cap = 0;
+    }
+    for (size_t from = 0, c = 0; from < count; from += SFV_CHUNK_ITEMS, c++) {
+        const size_t to = std::min(count, from + (size_t)SFV_CHUNK_ITEMS);
+        sfv_stage &s = st[c & 1];
+        parse_items(jobs, family, results, sigs, siglens, msgs, msglens, pks, pklens, npks,
+                    from, to);
+        if ((err = stage_collect(s, results)))
+            return err;
+        if (jobs.empty())
+            continue;
+        s.jobs.swap(jobs);
+        const size_t need = stage_bytes(s.jobs);
+        if (need > s.cap) {
+            /* a buffer may move: nothing of the other stage may be in flight on it */
+            if ((err = stage_collect(st[(c + 1) & 1], results)))
+                return err;
+            if ((err = host_buf(d, SFV_HOST + (c & 1), need, (void **)&s.host)) ||
+                (err = dev_buf(d, SFV_DEV + (c & 1), need, (void **)&s.dev)))
+                return err;
+            s.cap = need;
+        }
+        if ((err = stage_run(s)))
+            return err;
+    }
+    for (int k = 0; k < 2; k++)
+        if ((err = stage_collect(st[k], results)))
+            return err;
+    return HBS_OK;
+}
+
+} // namespace hbs_gpu
+
+using namespace hbs_gpu;
+
+extern "C" int hbs_gpu_stateful_verify_many(hbs_stateful_family family, int *results,
+                                            const uint8_t *const *sigs, const size_t *siglens,
+                                            const uint8_t *const *msgs, const size_t *msglens,
+                                            size_t count, const uint8_t *const *pks,
+                                            const size_t *pklens, size_t npks)
+{
+    int err;
+    gpu_clear_error();
+    if (!results && count)
+        return HBS_ERR_INVALID_ARGUMENT;
+    for (size_t i = 0; i < count; i++)
+        results[i] = HBS_ERR_VERIFY_FAILED;
+    if (count == 0)
+        return HBS_OK;
+    if (!sigs || !siglens || !msgs || !msglens || !pks || !pklens ||
+        (npks != 1 && npks != count) || count > 0xffffffffu ||
+        (family != HBS_STATEFUL_HSS && family != HBS_STATEFUL_XMSS &&
+         family != HBS_STATEFUL_XMSSMT))
+        return HBS_ERR_INVALID_ARGUMENT;
+    std::vector<device_ctx *> &devs = devices_in_use();
+    if (devs.empty())
+        return HBS_ERR_NO_GPU;
+    device_ctx *d = devs[0];
+    {
+        std::lock_guard<std::mutex> g(d->lock);
+        HBS_CUDA(cudaSetDevice(d->ordinal));
+        err = verify_chunks(d, family, results, sigs, siglens, msgs, msglens, count, pks, pklens,
+                            npks);
+        if (err) {
+            /* let nothing of this call run on into the next */
+            cudaStreamSynchronize(d->stream);
+            cudaStreamSynchronize(d->side);
+        }
+    }
+    if (err) {
+        for (size_t i = 0; i < count; i++)
+            results[i] = HBS_ERR_VERIFY_FAILED;
+        return err;
+    }
+    for (size_t i = 0; i < count; i++)
+        if (results[i] != HBS_OK)
+            return HBS_ERR_VERIFY_FAILED;
+    return HBS_OK;
+}

@@ -1,0 +1,38 @@
+/* Signing a batch under one stateful key elsewhere (the GPU): the two steps that touch the
+ * key, so that the batch's signer needs nothing else of it.
+ *
+ *  1. hbs_stateful_batch_begin sets the next `count` indices aside durably: the key file's
+ *     next moves to at least first + count (written, fsynced, renamed) before it returns
+ *     HBS_OK. It also hands out the key's exported private state at `first` (the payload
+ *     format of lms/hss.h or xmss/xmss.h: seeds, parameters), from which the caller makes
+ *     the signatures of indices first .. first + count - 1, each once.
+ *  2. hbs_stateful_batch_end moves the key in memory past the batch (to first + count), so
+ *     that later signatures continue after it. If that fails, this key object signs no more
+ *     (the file is right; reopening it continues after the batch).
+ *
+ * Between the two calls the key may not be used otherwise. Indices reserved and not used
+ * stay burned, as everywhere in the store. */
+#ifndef HBS_STATE_STATEFUL_BATCH_H
+#define HBS_STATE_STATEFUL_BATCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hbs/stateful.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* HBS_ERR_KEY_EXHAUSTED if fewer than count (>= 1) indices are left (nothing changes);
+ * HBS_ERR_IO / HBS_ERR_STATE as hbs_stateful_sign. *state (secret, statelen bytes) is to be
+ * released with hbs_stateful_batch_free_state. */
+int hbs_stateful_batch_begin(hbs_stateful_key *key, uint64_t count, uint64_t *first,
+                             uint8_t **state, size_t *statelen);
+int hbs_stateful_batch_end(hbs_stateful_key *key, uint64_t next);
+void hbs_stateful_batch_free_state(uint8_t *state, size_t statelen);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
