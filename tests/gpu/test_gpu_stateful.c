@@ -620,10 +620,17 @@ static void test_gpu_stateful_verify_many(void)
     CHECK_INT(hbs_gpu_stateful_verify_many((hbs_stateful_family)9, res, NULL, NULL, NULL, NULL,
                                            1, NULL, NULL, 1),
               HBS_ERR_INVALID_ARGUMENT);
-    for (size_t i = 0; i < N_BATCH_SETS; i++)
-        same += (size_t)verify_set(batch_sets[i]);
-    test_note("%zu/%zu sets: GPU verdicts = CPU verdicts (valid and corrupted)", same,
-              N_BATCH_SETS);
+    char differ[1024] = "";
+    for (size_t i = 0; i < N_BATCH_SETS; i++) {
+        const int agree = verify_set(batch_sets[i]);
+        same += (size_t)agree;
+        if (!agree && strlen(differ) + strlen(batch_sets[i]) + 3 < sizeof differ) {
+            strcat(differ, " ");
+            strcat(differ, batch_sets[i]);
+        }
+    }
+    test_note("%zu/%zu sets: GPU verdicts = CPU verdicts (valid and corrupted)%s%s", same,
+              N_BATCH_SETS, *differ ? "; differ:" : "", differ);
 }
 
 /* Signs batches of the given sizes with a GPU key and the same messages one by one with a
