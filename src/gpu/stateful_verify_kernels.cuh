@@ -306,12 +306,11 @@ __global__ void lms_verify_kernel(lv_set s, sfv_jobs j, const uint8_t *arena, ui
     h.absorb(arena + j.msg_off[t], j.msg_len[t]);
     h.finish(Q, n);
     lv_coefs(a, Q, s);
-    /* K = H(I || q || D_PBLC || z[0] || ... || z[p-1]), the z absorbed as they come */
-    typename stream_of<F>::type kh;
-    head[20] = 0x80;
-    head[21] = 0x80;
-    kh.init();
-    kh.absorb(head, 22);
+    /* the chain ends z[0..p-1] are kept, and K = H(I || q || D_PBLC || z[0] || ... ||
+     * z[p-1]) hashed after the chains: one hash stream is live at a time (with the
+     * running K stream live across the chains' own hashes the kernel gave wrong results
+     * on sm_90) */
+    uint8_t zs[HBS_GPU_LMOTS_MAX_P * 32];
     uint32_t Iw[4], pre[8];
     if constexpr (NW > 0) {
         for (int k = 0; k < 4; k++)
@@ -319,7 +318,7 @@ __global__ void lms_verify_kernel(lv_set s, sfv_jobs j, const uint8_t *arena, ui
         lms_prefix_rounds(pre, Iw, q);
     }
     for (uint32_t i = 0; i < s.p; i++) {
-        uint8_t z[32];
+        uint8_t *z = zs + i * n;
         if constexpr (NW > 0) {
             uint32_t v[NW];
             for (int k = 0; k < NW; k++)
@@ -344,8 +343,13 @@ __global__ void lms_verify_kernel(lv_set s, sfv_jobs j, const uint8_t *arena, ui
             for (uint32_t k = 0; k < n; k++)
                 z[k] = m[23 + k];
         }
-        kh.absorb(z, n);
     }
+    typename stream_of<F>::type kh;
+    head[20] = 0x80;
+    head[21] = 0x80;
+    kh.init();
+    kh.absorb(head, 22);
+    kh.absorb(zs, s.p * n);
     uint8_t node[22 + 64];
     for (int k = 0; k < 16; k++)
         node[k] = I[k];
