@@ -496,7 +496,8 @@ int hbs_cli_bench_stateful_gpu(const char *const *algs, size_t nalgs, unsigned l
     if (err == HBS_OK) {
         fprintf(out, "\nstateful batches on the GPU (%s): one call of "
                      "hbs_gpu_stateful_sign_many (one key, indices reserved with fsync) and of "
-                     "hbs_gpu_stateful_verify_many per batch; median ms and per second\n",
+                     "hbs_gpu_stateful_verify_many per batch (LMS/HSS items verified by the "
+                     "CPU inside it for now); median ms and per second\n",
                 gpu);
         fprintf(out, "%-64s %7s %12s %12s %12s %12s %6s\n", "algorithm", "batch", "sign ms",
                 "sign/s", "verify ms", "verify/s", "runs");

@@ -629,8 +629,10 @@ static void test_gpu_stateful_verify_many(void)
             strcat(differ, batch_sets[i]);
         }
     }
-    test_note("%zu/%zu sets: GPU verdicts = CPU verdicts (valid and corrupted)%s%s", same,
-              N_BATCH_SETS, *differ ? "; differ:" : "", differ);
+    test_note("%zu/%zu sets: GPU verdicts = CPU verdicts (valid and corrupted)%s%s%s", same,
+              N_BATCH_SETS, *differ ? "; differ:" : "", differ,
+              getenv("HBS_GPU_LMS_VERIFY") ? "" : "; LMS/HSS items judged by the CPU verifier "
+                                                 "(HBS_GPU_LMS_VERIFY=1 tries the LMS kernel)");
 }
 
 /* Signs batches of the given sizes with a GPU key and the same messages one by one with a
