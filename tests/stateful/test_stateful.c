@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "hbs/stateful.h"
+#include "state/stateful_batch.h"
 #include "state/store.h"
 #include "test.h"
 
@@ -145,6 +146,65 @@ static void run_reopen(const sf_case *c)
     test_note("%s: %llu signatures over 3 openings", c->alg, (unsigned long long)count);
     remove_key(path);
     free(sig);
+}
+
+/* The hook a batch signer elsewhere (the GPU) uses: the batch's indices are set aside in
+ * the file before anything is signed (a crash then burns them, never reuses them), the key
+ * then moves past the batch, and a request larger than what is left changes nothing. */
+static void run_batch_reserve(const sf_case *c)
+{
+    char path[512];
+    uint8_t pk[HBS_STATEFUL_MAX_PK_BYTES], *sig = malloc(MAX_SIG), *state = NULL;
+    size_t pklen, siglen, statelen = 0;
+    uint64_t first = 99;
+    hbs_stateful_key *k = NULL;
+    key_path(path, sizeof path, "batch.key");
+    CHECK_INT(make_key(c, path, pk, &pklen), HBS_OK);
+    CHECK_INT(hbs_stateful_open(&k, path, 0, 1), HBS_OK);
+    if (!k || !sig) {
+        free(sig);
+        return;
+    }
+    CHECK_INT(sign_one(k, sig, &siglen, 0), HBS_OK);
+    /* more than is left: nothing changes */
+    CHECK_INT(hbs_stateful_batch_begin(k, c->total, &first, &state, &statelen),
+              HBS_ERR_KEY_EXHAUSTED);
+    CHECK(state == NULL);
+    CHECK_INT(hbs_stateful_key_index(k), 1);
+    /* 10 set aside, then the process "dies" before the batch ends: reopening starts at 11 */
+    CHECK_INT(hbs_stateful_batch_begin(k, 10, &first, &state, &statelen), HBS_OK);
+    CHECK_INT(first, 1);
+    CHECK(state != NULL && statelen > 0);
+    hbs_stateful_batch_free_state(state, statelen);
+    state = NULL;
+    hbs_stateful_close(k);
+    k = NULL;
+    CHECK_INT(hbs_stateful_open(&k, path, 0, 1), HBS_OK);
+    if (!k) {
+        free(sig);
+        return;
+    }
+    CHECK_INT(hbs_stateful_key_index(k), 11);
+    /* a batch that ends: the key signs on after it, with the very next index */
+    CHECK_INT(hbs_stateful_batch_begin(k, 5, &first, &state, &statelen), HBS_OK);
+    CHECK_INT(first, 11);
+    hbs_stateful_batch_free_state(state, statelen);
+    CHECK_INT(hbs_stateful_batch_end(k, 17), HBS_ERR_INVALID_ARGUMENT); /* past the batch */
+    CHECK_INT(hbs_stateful_batch_end(k, 16), HBS_OK);
+    CHECK_INT(hbs_stateful_key_index(k), 16);
+    CHECK_INT(sign_one(k, sig, &siglen, 16), HBS_OK);
+    CHECK_INT(sig_index(c, sig, siglen), 16);
+    CHECK_INT(verify_one(c, pk, pklen, sig, siglen, 16), HBS_OK);
+    hbs_stateful_close(k);
+    remove_key(path);
+    free(sig);
+}
+
+static void test_batch_reserve(void)
+{
+    run_batch_reserve(&lms5);
+    run_batch_reserve(&xmss10);
+    run_batch_reserve(&hss55);
 }
 
 static void test_reopen_lms(void) { run_reopen(&lms5); }
@@ -526,6 +586,7 @@ const hbs_test hbs_tests_stateful[] = {
     {"reopen_xmss", test_reopen_xmss},
     {"reopen_xmssmt", test_reopen_xmssmt},
     {"exhaust_and_split", test_exhaust_and_split},
+    {"batch_reserve", test_batch_reserve},
     {"write_failures", test_write_failures},
     {"full_filesystem", test_full_filesystem},
     {"corrupt_file", test_corrupt_file},
