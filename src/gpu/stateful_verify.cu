@@ -27,6 +27,7 @@
 #include "hbs/stateful.h"
 #include "hbs/xmss.h"
 extern "C" {
+#include "common/pool.h"
 #include "lms/params.h"
 #include "xmss/params.h"
 }
@@ -295,15 +296,35 @@ static bool lms_on_gpu()
     return on;
 }
 
+/* What the host judges itself: items that are malformed, or LMS/HSS ones while their
+ * kernel is off, verified by the CPU verifier over the thread pool. */
+struct host_items {
+    hbs_stateful_family family;
+    int *results;
+    const uint8_t *const *sigs, *const *msgs, *const *pks;
+    const size_t *siglens, *msglens, *pklens;
+    size_t npks;
+    const size_t *items;
+};
+
+static void host_verify(void *arg, size_t j)
+{
+    const host_items *h = (const host_items *)arg;
+    const size_t i = h->items[j], k = h->npks == 1 ? 0 : i;
+    h->results[i] = hbs_stateful_verify(h->family, h->pks[k], h->pklens[k], h->msgs[i],
+                                        h->msglens[i], h->sigs[i], h->siglens[i]);
+}
+
 /* The jobs of items [from, to) into jobs; items judged on the host get their verdict now,
  * the others HBS_OK until a job says otherwise. */
-static void parse_items(std::vector<sfv_job> &jobs, hbs_stateful_family family, int *results,
-                        const uint8_t *const *sigs, const size_t *siglens,
-                        const uint8_t *const *msgs, const size_t *msglens,
-                        const uint8_t *const *pks, const size_t *pklens, size_t npks,
-                        size_t from, size_t to)
+static void parse_items(std::vector<sfv_job> &jobs, std::vector<size_t> &on_host,
+                        hbs_stateful_family family, int *results, const uint8_t *const *sigs,
+                        const size_t *siglens, const uint8_t *const *msgs,
+                        const size_t *msglens, const uint8_t *const *pks,
+                        const size_t *pklens, size_t npks, size_t from, size_t to)
 {
     jobs.clear();
+    on_host.clear();
     for (size_t i = from; i < to; i++) {
         const size_t k = npks == 1 ? 0 : i;
         sfv_job lv[HBS_HSS_MAX_LEVELS];
@@ -316,13 +337,17 @@ static void parse_items(std::vector<sfv_job> &jobs, hbs_stateful_family family, 
             got = (unsigned)xmss_parse(lv, (uint32_t)i, family == HBS_STATEFUL_XMSSMT, pks[k],
                                        pklens[k], msgs[i], msglens[i], sigs[i], siglens[i]);
         if (got == 0) {
-            results[i] = hbs_stateful_verify(family, pks[k], pklens[k], msgs[i], msglens[i],
-                                             sigs[i], siglens[i]);
+            on_host.push_back(i);
             continue;
         }
         results[i] = HBS_OK;
         for (unsigned l = 0; l < got; l++)
             jobs.push_back(lv[l]);
+    }
+    if (!on_host.empty()) {
+        host_items h = {family, results, sigs, msgs, pks, siglens, msglens, pklens, npks,
+                        on_host.data()};
+        hbs_parallel_for(on_host.size(), host_verify, &h);
     }
 }
 
@@ -333,6 +358,7 @@ static int verify_chunks(device_ctx *d, hbs_stateful_family family, int *results
 {
     sfv_stage st[2];
     std::vector<sfv_job> jobs;
+    std::vector<size_t> on_host;
     void *first_use;
     int err;
     /* the pools create the streams on first use */
@@ -348,8 +374,8 @@ static int verify_chunks(device_ctx *d, hbs_stateful_family family, int *results
     for (size_t from = 0, c = 0; from < count; from += SFV_CHUNK_ITEMS, c++) {
         const size_t to = std::min(count, from + (size_t)SFV_CHUNK_ITEMS);
         sfv_stage &s = st[c & 1];
-        parse_items(jobs, family, results, sigs, siglens, msgs, msglens, pks, pklens, npks,
-                    from, to);
+        parse_items(jobs, on_host, family, results, sigs, siglens, msgs, msglens, pks, pklens,
+                    npks, from, to);
         if ((err = stage_collect(s, results)))
             return err;
         if (jobs.empty())
