@@ -5,7 +5,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 FUZZ_SECONDS ?= 60
 CMAKE_FLAGS ?=
 
-.PHONY: all build demo check check-quick check-sanitize fuzz bench interop-deps clean
+.PHONY: all build demo check check-quick check-gpu-emu check-sanitize fuzz bench interop-deps clean
 
 all: build
 
@@ -24,6 +24,12 @@ interop-deps:
 # Every test on every hash backend this CPU runs (those it lacks are reported as skipped).
 check: build interop-deps
 	@HBS_BIN=$(CURDIR)/$(BUILD)/hbs $(BUILD)/hbs_tests --backend all
+	@scripts/gpu-emulate.sh
+
+# The GPU batch verifier of the stateful schemes, emulated on the CPU (no GPU needed).
+check-gpu-emu:
+	@scripts/deps.sh build
+	@scripts/gpu-emulate.sh
 
 # Every test, on the best backend only.
 check-quick: build interop-deps
@@ -46,4 +52,4 @@ bench: build
 	@$(BUILD)/hbs bench --json bench/results/latest.json
 
 clean:
-	rm -rf $(BUILD) build-sanitize build-fuzz
+	rm -rf $(BUILD) build-sanitize build-fuzz build-emu

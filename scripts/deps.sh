@@ -5,6 +5,9 @@ set -eu
 need=""
 want() { command -v "$1" >/dev/null 2>&1 || need="$need $2"; }
 want cc gcc
+want g++ g++
+want objcopy binutils
+want perl perl
 want make make
 want cmake cmake
 case "${1:-build}" in

@@ -1,0 +1,75 @@
+/* The host side of src/gpu/gpu_internal.h for the emulation: one "device" whose memory is
+ * host memory, copies are memcpy, streams do nothing. */
+#pragma once
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mutex>
+#include <vector>
+
+typedef int cudaError_t;
+typedef int *cudaStream_t;
+enum { cudaSuccess = 0, cudaMemcpyHostToDevice = 1, cudaMemcpyDeviceToHost = 2 };
+static inline int cudaMemcpyAsync(void *d, const void *s, size_t n, int, cudaStream_t)
+{
+    memcpy(d, s, n);
+    return 0;
+}
+static inline int cudaStreamSynchronize(cudaStream_t) { return 0; }
+static inline int cudaGetLastError() { return 0; }
+static inline int cudaSetDevice(int) { return 0; }
+
+namespace hbs_gpu {
+
+static inline int gpu_fail(const char *, int, const char *, cudaError_t) { return -99; }
+static inline void gpu_clear_error() {}
+#define HBS_CUDA(call)                                                                   \
+    do {                                                                                 \
+        if ((call) != 0)                                                                 \
+            return -99;                                                                  \
+    } while (0)
+
+struct pool_buf {
+    void *p = nullptr;
+    size_t cap = 0;
+};
+struct device_ctx {
+    int ordinal = 0;
+    cudaStream_t stream = nullptr, side = nullptr;
+    std::mutex lock;
+    std::vector<pool_buf> dev, host;
+};
+static inline std::vector<device_ctx *> &devices_in_use()
+{
+    static std::vector<device_ctx *> v{new device_ctx};
+    return v;
+}
+/* fresh buffers are filled with 0xee, so a read of what was never copied shows */
+static inline int emu_buf(std::vector<pool_buf> &v, unsigned slot, size_t bytes, void **out)
+{
+    if (v.size() <= slot)
+        v.resize(slot + 1);
+    pool_buf &b = v[slot];
+    if (b.cap < bytes) {
+        free(b.p);
+        b.p = malloc(bytes);
+        if (!b.p)
+            return -99;
+        memset(b.p, 0xee, bytes);
+        b.cap = bytes;
+    }
+    *out = b.p;
+    return 0;
+}
+static inline int dev_buf(device_ctx *d, unsigned slot, size_t bytes, void **out)
+{
+    return emu_buf(d->dev, slot, bytes, out);
+}
+static inline int host_buf(device_ctx *d, unsigned slot, size_t bytes, void **out)
+{
+    return emu_buf(d->host, slot, bytes, out);
+}
+
+} // namespace hbs_gpu

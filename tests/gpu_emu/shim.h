@@ -1,0 +1,36 @@
+/* Host emulation of the CUDA device dialect, enough to compile the stateful kernels
+ * (src/gpu/stateful_*.cuh) with a C++ compiler: qualifiers vanish, the two intrinsics get
+ * their documented meaning, and a kernel launch becomes a loop over blockIdx.x with
+ * blockDim.x = 1 (scripts/gpu-emulate.sh rewrites the <<<...>>> launches). For kernels
+ * that use neither shared memory nor block barriers. */
+#pragma once
+#include <stdint.h>
+#include <string.h>
+
+#define __device__
+#define __global__
+#define __host__
+#define __constant__
+#define __forceinline__ inline
+#define __noinline__ __attribute__((noinline))
+
+struct emu_dim {
+    unsigned x, y, z;
+};
+static emu_dim blockIdx = {0, 0, 0}, threadIdx = {0, 0, 0}, blockDim = {1, 1, 1};
+
+/* hi:lo shifted right by s & 31, low 32 bits */
+static inline uint32_t __funnelshift_r(uint32_t lo, uint32_t hi, uint32_t s)
+{
+    return (uint32_t)((((uint64_t)hi << 32) | lo) >> (s & 31));
+}
+
+/* bytes of y:x (x = bytes 0..3) picked by the selector's nibbles */
+static inline uint32_t __byte_perm(uint32_t x, uint32_t y, uint32_t s)
+{
+    const uint64_t v = ((uint64_t)y << 32) | x;
+    uint32_t r = 0;
+    for (int i = 0; i < 4; i++)
+        r |= (uint32_t)((v >> (8 * ((s >> (4 * i)) & 7))) & 0xff) << (8 * i);
+    return r;
+}
