@@ -22,6 +22,7 @@
 
 #include "hbs/hbs.h"
 #include "hash/x86/sha256_lanes.h"
+#include "hash/x86/sha256_tail128.h"
 #include "hash/x86/x86.h"
 
 #define LANES 8
@@ -61,30 +62,6 @@
         (h) = ADD(t1_, ADD(BSIG0(a), maj_));                                                 \
     } while (0)
 
-#define RND8(t, KW)                                                                          \
-    do {                                                                                     \
-        RND(a, b, c, d, e, f, g, h, KW((t) + 0));                                            \
-        RND(h, a, b, c, d, e, f, g, KW((t) + 1));                                            \
-        RND(g, h, a, b, c, d, e, f, KW((t) + 2));                                            \
-        RND(f, g, h, a, b, c, d, e, KW((t) + 3));                                            \
-        RND(e, f, g, h, a, b, c, d, KW((t) + 4));                                            \
-        RND(d, e, f, g, h, a, b, c, KW((t) + 5));                                            \
-        RND(c, d, e, f, g, h, a, b, KW((t) + 6));                                            \
-        RND(b, c, d, e, f, g, h, a, KW((t) + 7));                                            \
-    } while (0)
-
-#define RND64(KW)                                                                            \
-    do {                                                                                     \
-        RND8(0, KW);                                                                         \
-        RND8(8, KW);                                                                         \
-        RND8(16, KW);                                                                        \
-        RND8(24, KW);                                                                        \
-        RND8(32, KW);                                                                        \
-        RND8(40, KW);                                                                        \
-        RND8(48, KW);                                                                        \
-        RND8(56, KW);                                                                        \
-    } while (0)
-
 /* W[t] for t >= 16 replaces W[t-16] in the ring w[16]. */
 static ALWAYS_INLINE __m256i sched(__m256i w[16], unsigned t)
 {
@@ -105,14 +82,7 @@ static void compress8(__m256i s[8], __m256i w[16])
     const uint32_t *k = hbs_sha256_K;
     OPAQUE(k);
     RND64(KW_MSG);
-    s[0] = ADD(s[0], a);
-    s[1] = ADD(s[1], b);
-    s[2] = ADD(s[2], c);
-    s[3] = ADD(s[3], d);
-    s[4] = ADD(s[4], e);
-    s[5] = ADD(s[5], f);
-    s[6] = ADD(s[6], g);
-    s[7] = ADD(s[7], h);
+    ADD_STATE(s);
 }
 
 /* s += compression of a block that is the same in every lane; kwc[t] = K[t] + W[t]. */
@@ -121,22 +91,10 @@ static void compress8_const(__m256i s[8], const uint32_t kwc[64])
     __m256i a = s[0], b = s[1], c = s[2], d = s[3], e = s[4], f = s[5], g = s[6], h = s[7];
     __m256i bc = XOR(b, c);
     RND64(KW_CONST);
-    s[0] = ADD(s[0], a);
-    s[1] = ADD(s[1], b);
-    s[2] = ADD(s[2], c);
-    s[3] = ADD(s[3], d);
-    s[4] = ADD(s[4], e);
-    s[5] = ADD(s[5], f);
-    s[6] = ADD(s[6], g);
-    s[7] = ADD(s[7], h);
+    ADD_STATE(s);
 }
 
 /* ---- moving data between messages and lanes ----------------------------------------- */
-
-static ALWAYS_INLINE __m128i bswap_mask128(void)
-{
-    return _mm_set_epi8(12, 13, 14, 15, 8, 9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3);
-}
 
 static ALWAYS_INLINE __m256i bswap32x8(__m256i x)
 {
@@ -195,80 +153,20 @@ static ALWAYS_INLINE void store_digests8(uint8_t *out, const __m256i s[8], size_
 /* ---- the batch ------------------------------------------------------------------------ */
 
 typedef struct {
-    __m128i pad[4];     /* first tail block, words byte-swapped, message bytes zero */
-    __m128i pmask;      /* shuffle placing the partial chunk's message bytes (see below) */
+    sha256_tail t;      /* where each lane's blocks come from, and the padding */
     uint32_t h0[8];     /* starting chaining value */
     uint32_t kwc[64];   /* K + W of the block that is the same in every lane, if any */
-    size_t full;        /* whole message blocks */
-    size_t rem;         /* message bytes in the first tail block */
-    unsigned nwhole;    /* whole 16-byte chunks of message in the first tail block */
-    int partial;        /* chunk nwhole holds message bytes and padding */
-    int small;          /* inlen < 16: the partial chunk cannot come from a load ending at
-                           the message end without reading before the message */
-    int tail_const;     /* the first tail block is the same in every lane (rem == 0) */
-    int second_const;   /* a second tail block follows, the same in every lane */
 } batch_plan;
 
 static void plan_batch(batch_plan *p, const hbs_sha256_ctx *prefix, size_t inlen)
 {
-    uint8_t tail[2 * 64], pm[16];
-    uint64_t bytes = prefix ? prefix->bytes : 0;
-    size_t taillen, r;
+    uint8_t tail[2 * 64];
+    const uint8_t *same = sha256_tail_plan(&p->t, tail, prefix ? prefix->bytes : 0, inlen);
     memcpy(p->h0, prefix ? prefix->h : IV256, sizeof p->h0);
-    p->full = inlen / 64;
-    p->rem = inlen % 64;
-    p->nwhole = (unsigned)(p->rem / 16);
-    r = p->rem % 16;
-    p->partial = r != 0;
-    p->small = inlen < 16;
-    taillen = p->rem + 9 <= 64 ? 64 : 128;
-    memset(tail, 0, sizeof tail);
-    tail[p->rem] = 0x80;
-    store_be64(tail + taillen - 8, (bytes + inlen) << 3);
-    for (unsigned c = 0; c < 4; c++)
-        p->pad[c] = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(const void *)(tail + 16 * c)),
-                                     bswap_mask128());
-    /* Byte j of the byte-swapped partial chunk is byte j ^ 3 of the message chunk, which is
-     * byte (j ^ 3) + 16 - r of the 16 bytes ending at the message end, if j ^ 3 < r. */
-    for (unsigned j = 0; j < 16; j++)
-        pm[j] = (j ^ 3u) < r ? (uint8_t)((j ^ 3u) + 16 - r) : 0x80;
-    p->pmask = _mm_loadu_si128((const __m128i *)(const void *)pm);
-    p->tail_const = p->rem == 0;
-    p->second_const = taillen == 128;
-    if (p->tail_const)
-        sha256_const_schedule(p->kwc, tail);
-    else if (p->second_const)
-        sha256_const_schedule(p->kwc, tail + 64);
+    if (same)
+        sha256_const_schedule(p->kwc, same);
     else
         memset(p->kwc, 0, sizeof p->kwc);
-}
-
-/* Chunks of the first tail block of the message at m (byte-swapped words). */
-static ALWAYS_INLINE void load_tail(__m128i r[4], const batch_plan *p, const uint8_t *m)
-{
-    const uint8_t *t = m + 64 * p->full;
-    UNROLL(4)
-    for (unsigned c = 0; c < 4; c++) {
-        if (c < p->nwhole) {
-            r[c] = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(const void *)(t + 16 * c)),
-                                    bswap_mask128());
-        } else if (c == p->nwhole && p->partial) {
-            __m128i x;
-            if (!p->small) {
-                x = _mm_loadu_si128((const __m128i *)(const void *)(t + p->rem - 16));
-            } else {
-                /* inlen < 16: copy the message, right-aligned as the load above would */
-                uint8_t b[16] = {0};
-                for (size_t i = 0; i < p->rem; i++)
-                    b[16 - p->rem + i] = t[i];
-                x = _mm_loadu_si128((const __m128i *)(const void *)b);
-                hbs_memzero(b, sizeof b);
-            }
-            r[c] = _mm_or_si128(_mm_shuffle_epi8(x, p->pmask), p->pad[c]);
-        } else {
-            r[c] = p->pad[c];
-        }
-    }
 }
 
 /* Chaining values, block words and schedule of a group: kept by the caller, so that what
@@ -287,27 +185,25 @@ static void hash8(uint8_t *out, const batch_plan *p, const uint8_t *const msg[LA
     UNROLL(8)
     for (unsigned i = 0; i < 8; i++)
         s[i] = _mm256_set1_epi32((int)p->h0[i]);
-    for (size_t blk = 0; blk < p->full; blk++) {
+    for (size_t blk = 0; blk < p->t.full; blk++) {
         UNROLL(8)
         for (unsigned l = 0; l < LANES; l++) {
             UNROLL(4)
             for (unsigned c = 0; c < 4; c++)
-                r[l][c] = _mm_shuffle_epi8(
-                    _mm_loadu_si128((const __m128i *)(const void *)(msg[l] + 64 * blk + 16 * c)),
-                    bswap_mask128());
+                r[l][c] = load_be128(msg[l] + 64 * blk + 16 * c);
         }
         transpose8(w, (const __m128i(*)[4])r);
         compress8(s, w);
     }
-    if (p->tail_const) {
+    if (p->t.tail_const) {
         compress8_const(s, p->kwc);
     } else {
         UNROLL(8)
         for (unsigned l = 0; l < LANES; l++)
-            load_tail(r[l], p, msg[l]);
+            sha256_tail_load(r[l], &p->t, msg[l]);
         transpose8(w, (const __m128i(*)[4])r);
         compress8(s, w);
-        if (p->second_const)
+        if (p->t.second_const)
             compress8_const(s, p->kwc);
     }
     store_digests8(out, s, nvalid);

@@ -54,4 +54,45 @@ static inline void sha256_const_schedule(uint32_t kwc[64], const uint8_t block[6
         kwc[t] = hbs_sha256_K[t] + w[t];
 }
 
+/* ---- round structure of the vector kernels (AVX2, AVX-512) -------------------------------
+ * Macros, expanded with the kernel's own vector ADD, its round RND and its working variables
+ * a..h, which the rounds rename instead of shifting. */
+
+#define RND8(t, KW)                                                                          \
+    do {                                                                                     \
+        RND(a, b, c, d, e, f, g, h, KW((t) + 0));                                            \
+        RND(h, a, b, c, d, e, f, g, KW((t) + 1));                                            \
+        RND(g, h, a, b, c, d, e, f, KW((t) + 2));                                            \
+        RND(f, g, h, a, b, c, d, e, KW((t) + 3));                                            \
+        RND(e, f, g, h, a, b, c, d, KW((t) + 4));                                            \
+        RND(d, e, f, g, h, a, b, c, KW((t) + 5));                                            \
+        RND(c, d, e, f, g, h, a, b, KW((t) + 6));                                            \
+        RND(b, c, d, e, f, g, h, a, KW((t) + 7));                                            \
+    } while (0)
+
+#define RND64(KW)                                                                            \
+    do {                                                                                     \
+        RND8(0, KW);                                                                         \
+        RND8(8, KW);                                                                         \
+        RND8(16, KW);                                                                        \
+        RND8(24, KW);                                                                        \
+        RND8(32, KW);                                                                        \
+        RND8(40, KW);                                                                        \
+        RND8(48, KW);                                                                        \
+        RND8(56, KW);                                                                        \
+    } while (0)
+
+/* s[i] += the working variables, after the rounds. */
+#define ADD_STATE(s)                                                                         \
+    do {                                                                                     \
+        (s)[0] = ADD((s)[0], a);                                                             \
+        (s)[1] = ADD((s)[1], b);                                                             \
+        (s)[2] = ADD((s)[2], c);                                                             \
+        (s)[3] = ADD((s)[3], d);                                                             \
+        (s)[4] = ADD((s)[4], e);                                                             \
+        (s)[5] = ADD((s)[5], f);                                                             \
+        (s)[6] = ADD((s)[6], g);                                                             \
+        (s)[7] = ADD((s)[7], h);                                                             \
+    } while (0)
+
 #endif

@@ -22,6 +22,7 @@
 
 #include "hbs/hbs.h"
 #include "hash/x86/sha256_lanes.h"
+#include "hash/x86/sha256_tail128.h"
 #include "hash/x86/x86.h"
 
 /* Messages in flight. sha256rnds2 has a latency of 4 cycles and a throughput of one per
@@ -29,12 +30,6 @@
  * 38-byte messages after a 64-byte prefix, M compressions/s on one core, GCC 12): 2 ways
  * 33, 3 ways 47, 4 ways 50, 5 ways 51, 6 ways 50. The code below assumes 4. */
 #define WAYS 4
-
-/* Byte order of each 32-bit word reversed. */
-static ALWAYS_INLINE __m128i bswap_mask(void)
-{
-    return _mm_set_epi8(12, 13, 14, 15, 8, 9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3);
-}
 
 /* ---- interleaved compression ---------------------------------------------------------- *
  * State of one message: abef = (F, E, B, A) and cdgh = (H, G, D, C), dword 0 first, the
@@ -59,87 +54,23 @@ static ALWAYS_INLINE ni_state ni_from_words(const uint32_t h[8])
 /* ---- per-batch plan ------------------------------------------------------------------- */
 
 typedef struct {
-    __m128i pad[4];     /* first tail block, words byte-swapped, message bytes zero */
-    __m128i pmask;      /* shuffle placing the partial chunk's message bytes (see below) */
+    sha256_tail t;      /* where each message's blocks come from, and the padding */
     __m128i kwc[16];    /* K + W, four rounds each, of the block that is the same for all */
     ni_state s0;        /* starting chaining value */
-    size_t full;        /* whole message blocks */
-    size_t rem;         /* message bytes in the first tail block */
-    unsigned nwhole;    /* whole 16-byte chunks of message in the first tail block */
-    int partial;        /* chunk nwhole holds message bytes and padding */
-    int small;          /* inlen < 16: the partial chunk cannot come from a load ending at
-                           the message end without reading before the message */
-    int tail_const;     /* the first tail block is the same for all (rem == 0) */
-    int second_const;   /* a second tail block follows, the same for all */
 } batch_plan;
-
-static void const_schedule(__m128i kwc[16], const uint8_t block[64])
-{
-    uint32_t w[64];
-    sha256_const_schedule(w, block);
-    for (unsigned q = 0; q < 16; q++)
-        kwc[q] = _mm_loadu_si128((const __m128i *)(const void *)(w + 4 * q));
-}
 
 static void plan_batch(batch_plan *p, const hbs_sha256_ctx *prefix, size_t inlen)
 {
-    uint8_t tail[2 * 64], pm[16];
-    uint64_t bytes = prefix ? prefix->bytes : 0;
-    size_t taillen, r;
+    uint8_t tail[2 * 64];
+    const uint8_t *same = sha256_tail_plan(&p->t, tail, prefix ? prefix->bytes : 0, inlen);
     p->s0 = ni_from_words(prefix ? prefix->h : IV256);
-    p->full = inlen / 64;
-    p->rem = inlen % 64;
-    p->nwhole = (unsigned)(p->rem / 16);
-    r = p->rem % 16;
-    p->partial = r != 0;
-    p->small = inlen < 16;
-    taillen = p->rem + 9 <= 64 ? 64 : 128;
-    memset(tail, 0, sizeof tail);
-    tail[p->rem] = 0x80;
-    store_be64(tail + taillen - 8, (bytes + inlen) << 3);
-    for (unsigned c = 0; c < 4; c++)
-        p->pad[c] = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(const void *)(tail + 16 * c)),
-                                     bswap_mask());
-    /* Byte j of the byte-swapped partial chunk is byte j ^ 3 of the message chunk, which is
-     * byte (j ^ 3) + 16 - r of the 16 bytes ending at the message end, if j ^ 3 < r. */
-    for (unsigned j = 0; j < 16; j++)
-        pm[j] = (j ^ 3u) < r ? (uint8_t)((j ^ 3u) + 16 - r) : 0x80;
-    p->pmask = _mm_loadu_si128((const __m128i *)(const void *)pm);
-    p->tail_const = p->rem == 0;
-    p->second_const = taillen == 128;
-    if (p->tail_const)
-        const_schedule(p->kwc, tail);
-    else if (p->second_const)
-        const_schedule(p->kwc, tail + 64);
-    else
+    if (same) {
+        uint32_t w[64];
+        sha256_const_schedule(w, same);
+        for (unsigned q = 0; q < 16; q++)
+            p->kwc[q] = _mm_loadu_si128((const __m128i *)(const void *)(w + 4 * q));
+    } else {
         memset(p->kwc, 0, sizeof p->kwc);
-}
-
-/* Chunks of the first tail block of the message at m (byte-swapped words). */
-static ALWAYS_INLINE void load_tail(__m128i w[4], const batch_plan *p, const uint8_t *m)
-{
-    const uint8_t *t = m + 64 * p->full;
-    UNROLL(4)
-    for (unsigned c = 0; c < 4; c++) {
-        if (c < p->nwhole) {
-            w[c] = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(const void *)(t + 16 * c)),
-                                    bswap_mask());
-        } else if (c == p->nwhole && p->partial) {
-            __m128i x;
-            if (!p->small) {
-                x = _mm_loadu_si128((const __m128i *)(const void *)(t + p->rem - 16));
-            } else {
-                /* inlen < 16: copy the message, right-aligned as the load above would */
-                uint8_t b[16] = {0};
-                for (size_t i = 0; i < p->rem; i++)
-                    b[16 - p->rem + i] = t[i];
-                x = _mm_loadu_si128((const __m128i *)(const void *)b);
-                hbs_memzero(b, sizeof b);
-            }
-            w[c] = _mm_or_si128(_mm_shuffle_epi8(x, p->pmask), p->pad[c]);
-        } else {
-            w[c] = p->pad[c];
-        }
     }
 }
 
@@ -150,8 +81,8 @@ static ALWAYS_INLINE void ni_store_digest(uint8_t *out, ni_state s)
     __m128i dchg = _mm_shuffle_epi32(s.cdgh, 0xb1); /* G H C D */
     __m128i abcd = _mm_blend_epi16(feba, dchg, 0xf0);
     __m128i efgh = _mm_alignr_epi8(dchg, feba, 8);
-    _mm_storeu_si128((__m128i *)(void *)out, _mm_shuffle_epi8(abcd, bswap_mask()));
-    _mm_storeu_si128((__m128i *)(void *)(out + 16), _mm_shuffle_epi8(efgh, bswap_mask()));
+    _mm_storeu_si128((__m128i *)(void *)out, _mm_shuffle_epi8(abcd, bswap_mask128()));
+    _mm_storeu_si128((__m128i *)(void *)(out + 16), _mm_shuffle_epi8(efgh, bswap_mask128()));
 }
 
 /* Four rounds with kw = K + W for them. */
@@ -234,25 +165,23 @@ static ALWAYS_INLINE void ni_hash(uint8_t *out, const batch_plan *p, const uint8
         m[i] = inlen ? in + (size_t)i * inlen : in;
         s[i] = p->s0;
     }
-    for (size_t blk = 0; blk < p->full; blk++) {
+    for (size_t blk = 0; blk < p->t.full; blk++) {
         UNROLL(8)
         for (int i = 0; i < n; i++) {
             UNROLL(4)
             for (unsigned c = 0; c < 4; c++)
-                w[i][c] = _mm_shuffle_epi8(
-                    _mm_loadu_si128((const __m128i *)(const void *)(m[i] + 64 * blk + 16 * c)),
-                    bswap_mask());
+                w[i][c] = load_be128(m[i] + 64 * blk + 16 * c);
         }
         ni_compress(s, w, n);
     }
-    if (p->tail_const) {
+    if (p->t.tail_const) {
         ni_compress_const(s, p->kwc, n);
     } else {
         UNROLL(8)
         for (int i = 0; i < n; i++)
-            load_tail(w[i], p, m[i]);
+            sha256_tail_load(w[i], &p->t, m[i]);
         ni_compress(s, w, n);
-        if (p->second_const)
+        if (p->t.second_const)
             ni_compress_const(s, p->kwc, n);
     }
     UNROLL(8)
@@ -313,9 +242,7 @@ void hbs_sha256_compress_shani(uint32_t h[8], const uint8_t *blocks, size_t nblo
     for (size_t b = 0; b < nblocks; b++) {
         UNROLL(4)
         for (unsigned c = 0; c < 4; c++)
-            w[0][c] = _mm_shuffle_epi8(
-                _mm_loadu_si128((const __m128i *)(const void *)(blocks + 64 * b + 16 * c)),
-                bswap_mask());
+            w[0][c] = load_be128(blocks + 64 * b + 16 * c);
         ni_compress(&s, w, 1);
     }
     {

@@ -34,30 +34,6 @@
         (h) = ADD(t1_, ADD(BSIG0(a), MAJ((a), (b), (c))));                                   \
     } while (0)
 
-#define RND8(t, KW)                                                                          \
-    do {                                                                                     \
-        RND(a, b, c, d, e, f, g, h, KW((t) + 0));                                            \
-        RND(h, a, b, c, d, e, f, g, KW((t) + 1));                                            \
-        RND(g, h, a, b, c, d, e, f, KW((t) + 2));                                            \
-        RND(f, g, h, a, b, c, d, e, KW((t) + 3));                                            \
-        RND(e, f, g, h, a, b, c, d, KW((t) + 4));                                            \
-        RND(d, e, f, g, h, a, b, c, KW((t) + 5));                                            \
-        RND(c, d, e, f, g, h, a, b, KW((t) + 6));                                            \
-        RND(b, c, d, e, f, g, h, a, KW((t) + 7));                                            \
-    } while (0)
-
-#define RND64(KW)                                                                            \
-    do {                                                                                     \
-        RND8(0, KW);                                                                         \
-        RND8(8, KW);                                                                         \
-        RND8(16, KW);                                                                        \
-        RND8(24, KW);                                                                        \
-        RND8(32, KW);                                                                        \
-        RND8(40, KW);                                                                        \
-        RND8(48, KW);                                                                        \
-        RND8(56, KW);                                                                        \
-    } while (0)
-
 /* W[t] for t >= 16 replaces W[t-16] in the ring w[16]. */
 static inline __m512i sched(__m512i w[16], unsigned t)
 {
@@ -77,14 +53,7 @@ static inline void compress16(__m512i s[8], __m512i w[16])
     const uint32_t *k = hbs_sha256_K;
     OPAQUE(k);
     RND64(KW_MSG);
-    s[0] = ADD(s[0], a);
-    s[1] = ADD(s[1], b);
-    s[2] = ADD(s[2], c);
-    s[3] = ADD(s[3], d);
-    s[4] = ADD(s[4], e);
-    s[5] = ADD(s[5], f);
-    s[6] = ADD(s[6], g);
-    s[7] = ADD(s[7], h);
+    ADD_STATE(s);
 }
 
 /* s += compression of a block that is the same in every lane; kwc[t] = K[t] + W[t]. */
@@ -92,14 +61,7 @@ static inline void compress16_const(__m512i s[8], const uint32_t kwc[64])
 {
     __m512i a = s[0], b = s[1], c = s[2], d = s[3], e = s[4], f = s[5], g = s[6], h = s[7];
     RND64(KW_CONST);
-    s[0] = ADD(s[0], a);
-    s[1] = ADD(s[1], b);
-    s[2] = ADD(s[2], c);
-    s[3] = ADD(s[3], d);
-    s[4] = ADD(s[4], e);
-    s[5] = ADD(s[5], f);
-    s[6] = ADD(s[6], g);
-    s[7] = ADD(s[7], h);
+    ADD_STATE(s);
 }
 
 static ALWAYS_INLINE __m512i bswap32x16(__m512i x)

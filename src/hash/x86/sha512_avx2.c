@@ -26,6 +26,7 @@
 
 #include "hbs/hbs.h"
 #include "hash/x86/sha512_plan.h"
+#include "hash/x86/sha512_x4.h"
 #include "hash/x86/x86.h"
 
 #define BLOCK HBS_SHA512_BLOCK
@@ -112,6 +113,20 @@ static inline __attribute__((always_inline)) void schedule16_x4(vec *w, unsigned
 #define KW_RING(t) ADD(w[(t) & 15], BCAST(k[t]))
 #define KW_CONST(t) BCAST(kw[t])
 
+/* s += the working variables after the 80 rounds. */
+static inline __attribute__((always_inline)) void add_state(vec s[8], vec a, vec b, vec c,
+                                                            vec d, vec e, vec f, vec g, vec h)
+{
+    s[0] = ADD(s[0], a);
+    s[1] = ADD(s[1], b);
+    s[2] = ADD(s[2], c);
+    s[3] = ADD(s[3], d);
+    s[4] = ADD(s[4], e);
+    s[5] = ADD(s[5], f);
+    s[6] = ADD(s[6], g);
+    s[7] = ADD(s[7], h);
+}
+
 /* One compression of four blocks, given as 16 transposed big-endian words in w, which serves
  * as the schedule's ring and is left holding W[64..79]. */
 static void compress_x4(vec s[8], vec *restrict w)
@@ -131,14 +146,7 @@ static void compress_x4(vec s[8], vec *restrict w)
     ROUNDS16(48, KW_RING);
     schedule16_x4(w, 64);
     ROUNDS16(64, KW_RING);
-    s[0] = ADD(s[0], a);
-    s[1] = ADD(s[1], b);
-    s[2] = ADD(s[2], c);
-    s[3] = ADD(s[3], d);
-    s[4] = ADD(s[4], e);
-    s[5] = ADD(s[5], f);
-    s[6] = ADD(s[6], g);
-    s[7] = ADD(s[7], h);
+    add_state(s, a, b, c, d, e, f, g, h);
 }
 
 /* One compression of a block that is the same in every lane, from its K + W. */
@@ -151,85 +159,15 @@ static void compress_const_x4(vec s[8], const uint64_t kw[80])
     ROUNDS16(32, KW_CONST);
     ROUNDS16(48, KW_CONST);
     ROUNDS16(64, KW_CONST);
-    s[0] = ADD(s[0], a);
-    s[1] = ADD(s[1], b);
-    s[2] = ADD(s[2], c);
-    s[3] = ADD(s[3], d);
-    s[4] = ADD(s[4], e);
-    s[5] = ADD(s[5], f);
-    s[6] = ADD(s[6], g);
-    s[7] = ADD(s[7], h);
+    add_state(s, a, b, c, d, e, f, g, h);
 }
 
-/* Transposes a 4x4 matrix of 64-bit words: word j of r[i] becomes word i of r[j]. */
-static inline __attribute__((always_inline)) void transpose_x4(vec r[4])
-{
-    vec t0 = _mm256_unpacklo_epi64(r[0], r[1]); /* r0.0 r1.0 r0.2 r1.2 */
-    vec t1 = _mm256_unpackhi_epi64(r[0], r[1]); /* r0.1 r1.1 r0.3 r1.3 */
-    vec t2 = _mm256_unpacklo_epi64(r[2], r[3]); /* r2.0 r3.0 r2.2 r3.2 */
-    vec t3 = _mm256_unpackhi_epi64(r[2], r[3]); /* r2.1 r3.1 r2.3 r3.3 */
-    r[0] = _mm256_permute2x128_si256(t0, t2, 0x20);
-    r[1] = _mm256_permute2x128_si256(t1, t3, 0x20);
-    r[2] = _mm256_permute2x128_si256(t0, t2, 0x31);
-    r[3] = _mm256_permute2x128_si256(t1, t3, 0x31);
-}
-
-static inline vec bswap_x4(vec x)
-{
-    const vec idx = _mm256_setr_epi8(7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6,
-                                     5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8);
-    return _mm256_shuffle_epi8(x, idx);
-}
-
-/* Words 0..15 of the four blocks at p[0..3], transposed, as big-endian words. */
-static inline __attribute__((always_inline)) void load_x4(vec m[16], const uint8_t *const p[4])
-{
-#pragma GCC unroll 16
-    for (unsigned q = 0; q < 4; q++) {
-        vec *r = m + 4 * q;
-#pragma GCC unroll 16
-        for (unsigned l = 0; l < 4; l++)
-            r[l] = _mm256_loadu_si256((const void *)(p[l] + 32 * q));
-        transpose_x4(r);
-#pragma GCC unroll 16
-        for (unsigned j = 0; j < 4; j++)
-            r[j] = bswap_x4(r[j]);
-    }
-}
-
-/* Digests of messages first .. first+active-1 (active <= 4). m and copy are the caller's
- * scratch, wiped by it. */
-static void group_x4(uint8_t *out, const hbs_sha512_plan *pl, const uint8_t *in, size_t first,
-                     size_t active, vec m[16], uint8_t (*copy)[BLOCK], int *copied)
-{
-    const uint8_t *p[4];
-    vec s[8];
-#pragma GCC unroll 16
-    for (unsigned j = 0; j < 8; j++)
-        s[j] = BCAST(pl->h[j]);
-    for (size_t blk = 0; blk < pl->full; blk++) {
-        hbs_sha512_block_pointers(p, 4, pl, in, first, active, blk, copy, copied);
-        load_x4(m, p);
-        compress_x4(s, m);
-    }
-    if (pl->rem) {
-        hbs_sha512_block_pointers(p, 4, pl, in, first, active, pl->full, copy, copied);
-        load_x4(m, p);
-#pragma GCC unroll 16
-        for (unsigned j = 0; j < 16; j++)
-            m[j] = OR(AND(m[j], BCAST(pl->mask[j])), BCAST(pl->tmpl[j]));
-        compress_x4(s, m);
-    }
-    if (pl->has_const)
-        compress_const_x4(s, pl->kw);
-    transpose_x4(s);
-    transpose_x4(s + 4);
-    for (unsigned l = 0; l < active; l++) {
-        uint8_t *o = out + (first + l) * 64;
-        _mm256_storeu_si256((void *)o, bswap_x4(s[l]));
-        _mm256_storeu_si256((void *)(o + 32), bswap_x4(s[4 + l]));
-    }
-}
+#define SG_V vec
+#define SG_LANES 4
+#define SG_NAME(f) f##_x4
+#define SG_BCAST BCAST
+#define SG_MERGE(m, mask, tmpl) OR(AND((m), (mask)), (tmpl))
+#include "hash/x86/sha512_group.h"
 
 /* ---- the batch ------------------------------------------------------------------------------- */
 

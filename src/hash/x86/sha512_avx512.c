@@ -27,6 +27,7 @@
 
 #include "hbs/hbs.h"
 #include "hash/x86/sha512_plan.h"
+#include "hash/x86/sha512_x4.h"
 #include "hash/x86/x86.h"
 
 #define BLOCK HBS_SHA512_BLOCK
@@ -58,84 +59,23 @@
 #define TL_MAJ 0xe8   /* majority */
 #define TL_MERGE 0xea /* (x & y) | z */
 
+#define KW_LOADED(t) ADD(w[t], BCAST(k[t]))
+#define KW_NEXT(t) ADD(SR_NAME(next_w)(w, t), BCAST(k[t]))
+#define KW_CONST(t) BCAST(kw[t])
+#define MERGE(m, mask, tmpl) TL((m), (mask), (tmpl), TL_MERGE)
+
 /* ---- eight lanes (ZMM) ---------------------------------------------------------------------- */
 
 typedef __m512i v8;
 
-#define ADD8(x, y) _mm512_add_epi64((x), (y))
-#define ROR8(x, n) _mm512_ror_epi64((x), (n))
-#define TL8(x, y, z, f) _mm512_ternarylogic_epi64((x), (y), (z), (f))
-#define BCAST8(v) _mm512_set1_epi64((long long)(v))
-
-/* One round. The sum for the new e is ordered so that only its last two additions wait for
- * Sigma1(e): h + K + W is ready rounds ahead. */
-static inline __attribute__((always_inline)) void round_x8(v8 a, v8 b, v8 c, v8 *d, v8 e, v8 f,
-                                                           v8 g, v8 *h, v8 kw)
-{
-    v8 t1 = ADD8(ADD8(*h, kw), TL8(e, f, g, TL_CH));
-    t1 = ADD8(t1, TL8(ROR8(e, 14), ROR8(e, 18), ROR8(e, 41), TL_XOR3));
-    *d = ADD8(*d, t1);
-    *h = ADD8(ADD8(t1, TL8(a, b, c, TL_MAJ)),
-              TL8(ROR8(a, 28), ROR8(a, 34), ROR8(a, 39), TL_XOR3));
-}
-
-/* W[t], t >= 16, in a ring of 16: w[t & 15] += sigma0(w[t-15]) + w[t-7] + sigma1(w[t-2]). */
-static inline __attribute__((always_inline)) v8 next_w_x8(v8 w[16], unsigned t)
-{
-    v8 w15 = w[(t + 1) & 15], w2 = w[(t + 14) & 15];
-    v8 s0 = TL8(ROR8(w15, 1), ROR8(w15, 8), _mm512_srli_epi64(w15, 7), TL_XOR3);
-    v8 s1 = TL8(ROR8(w2, 19), ROR8(w2, 61), _mm512_srli_epi64(w2, 6), TL_XOR3);
-    w[t & 15] = ADD8(ADD8(w[t & 15], s0), ADD8(w[(t + 9) & 15], s1));
-    return w[t & 15];
-}
-
-#define KW8_LOADED(t) ADD8(w[t], BCAST8(k[t]))
-#define KW8_NEXT(t) ADD8(next_w_x8(w, t), BCAST8(k[t]))
-#define KW8_CONST(t) BCAST8(kw[t])
-
-/* One compression of eight blocks, given as 16 transposed big-endian words. */
-static void compress_x8(v8 s[8], const v8 m[16])
-{
-    v8 a = s[0], b = s[1], c = s[2], d = s[3], e = s[4], f = s[5], g = s[6], h = s[7];
-    v8 w[16];
-    /* Hidden from the optimizer, so that the round constants stay in memory and are added
-     * with an embedded broadcast, not built in a general register and moved over. */
-    const uint64_t *k = hbs_sha512_K;
-    __asm__("" : "+r"(k));
-    memcpy(w, m, sizeof w);
-    ROUNDS16(round_x8, 0, KW8_LOADED);
-    ROUNDS16(round_x8, 16, KW8_NEXT);
-    ROUNDS16(round_x8, 32, KW8_NEXT);
-    ROUNDS16(round_x8, 48, KW8_NEXT);
-    ROUNDS16(round_x8, 64, KW8_NEXT);
-    s[0] = ADD8(s[0], a);
-    s[1] = ADD8(s[1], b);
-    s[2] = ADD8(s[2], c);
-    s[3] = ADD8(s[3], d);
-    s[4] = ADD8(s[4], e);
-    s[5] = ADD8(s[5], f);
-    s[6] = ADD8(s[6], g);
-    s[7] = ADD8(s[7], h);
-}
-
-/* One compression of a block that is the same in every lane, from its K + W. */
-static void compress_const_x8(v8 s[8], const uint64_t kw[80])
-{
-    v8 a = s[0], b = s[1], c = s[2], d = s[3], e = s[4], f = s[5], g = s[6], h = s[7];
-    ROUNDS16(round_x8, 0, KW8_CONST);
-    ROUNDS16(round_x8, 16, KW8_CONST);
-    ROUNDS16(round_x8, 32, KW8_CONST);
-    ROUNDS16(round_x8, 48, KW8_CONST);
-    ROUNDS16(round_x8, 64, KW8_CONST);
-    s[0] = ADD8(s[0], a);
-    s[1] = ADD8(s[1], b);
-    s[2] = ADD8(s[2], c);
-    s[3] = ADD8(s[3], d);
-    s[4] = ADD8(s[4], e);
-    s[5] = ADD8(s[5], f);
-    s[6] = ADD8(s[6], g);
-    s[7] = ADD8(s[7], h);
-}
+#define SR_V v8
+#define SR_NAME(f) f##_x8
+#define ADD(x, y) _mm512_add_epi64((x), (y))
+#define ROR(x, n) _mm512_ror_epi64((x), (n))
+#define SHR(x, n) _mm512_srli_epi64((x), (n))
+#define TL(x, y, z, f) _mm512_ternarylogic_epi64((x), (y), (z), (f))
+#define BCAST(v) _mm512_set1_epi64((long long)(v))
+#include "hash/x86/sha512_rounds_avx512.h"
 
 /* Transposes an 8x8 matrix of 64-bit words: word j of r[i] becomes word i of r[j]. */
 static inline __attribute__((always_inline)) void transpose_x8(v8 r[8])
@@ -185,175 +125,54 @@ static inline __attribute__((always_inline)) void load_x8(v8 m[16], const uint8_
     }
 }
 
-/* Digests of messages first .. first+active-1 (active <= 8). m and copy are the caller's
- * scratch, wiped by it. */
-static void group_x8(uint8_t *out, const hbs_sha512_plan *pl, const uint8_t *in, size_t first,
-                     size_t active, v8 m[16], uint8_t (*copy)[BLOCK], int *copied)
+/* The digests of the first `active` lanes of state s (clobbered) to out, 64 bytes each. */
+static inline __attribute__((always_inline)) void store_x8(uint8_t *out, v8 s[8],
+                                                           size_t active)
 {
-    const uint8_t *p[8];
-    v8 s[8];
-#pragma GCC unroll 16
-    for (unsigned j = 0; j < 8; j++)
-        s[j] = BCAST8(pl->h[j]);
-    for (size_t blk = 0; blk < pl->full; blk++) {
-        hbs_sha512_block_pointers(p, 8, pl, in, first, active, blk, copy, copied);
-        load_x8(m, p);
-        compress_x8(s, m);
-    }
-    if (pl->rem) {
-        hbs_sha512_block_pointers(p, 8, pl, in, first, active, pl->full, copy, copied);
-        load_x8(m, p);
-#pragma GCC unroll 16
-        for (unsigned j = 0; j < 16; j++)
-            m[j] = TL8(m[j], BCAST8(pl->mask[j]), BCAST8(pl->tmpl[j]), TL_MERGE);
-        compress_x8(s, m);
-    }
-    if (pl->has_const)
-        compress_const_x8(s, pl->kw);
     transpose_x8(s);
     for (unsigned l = 0; l < active; l++)
-        _mm512_storeu_si512((void *)(out + (first + l) * 64), bswap_x8(s[l]));
+        _mm512_storeu_si512((void *)(out + 64 * l), bswap_x8(s[l]));
 }
+
+#define SG_V v8
+#define SG_LANES 8
+#define SG_NAME(f) f##_x8
+#define SG_BCAST BCAST
+#define SG_MERGE MERGE
+#include "hash/x86/sha512_group.h"
+
+#undef SR_V
+#undef SR_NAME
+#undef ADD
+#undef ROR
+#undef SHR
+#undef TL
+#undef BCAST
+#undef SG_V
+#undef SG_LANES
+#undef SG_NAME
+#undef SG_BCAST
+#undef SG_MERGE
 
 /* ---- four lanes (YMM, AVX-512VL) ------------------------------------------------------------ */
 
 typedef __m256i v4;
 
-#define ADD4(x, y) _mm256_add_epi64((x), (y))
-#define ROR4(x, n) _mm256_ror_epi64((x), (n))
-#define TL4(x, y, z, f) _mm256_ternarylogic_epi64((x), (y), (z), (f))
-#define BCAST4(v) _mm256_set1_epi64x((long long)(v))
+#define SR_V v4
+#define SR_NAME(f) f##_x4
+#define ADD(x, y) _mm256_add_epi64((x), (y))
+#define ROR(x, n) _mm256_ror_epi64((x), (n))
+#define SHR(x, n) _mm256_srli_epi64((x), (n))
+#define TL(x, y, z, f) _mm256_ternarylogic_epi64((x), (y), (z), (f))
+#define BCAST(v) _mm256_set1_epi64x((long long)(v))
+#include "hash/x86/sha512_rounds_avx512.h"
 
-static inline __attribute__((always_inline)) void round_x4(v4 a, v4 b, v4 c, v4 *d, v4 e, v4 f,
-                                                           v4 g, v4 *h, v4 kw)
-{
-    v4 s1 = TL4(ROR4(e, 14), ROR4(e, 18), ROR4(e, 41), TL_XOR3);
-    v4 s0 = TL4(ROR4(a, 28), ROR4(a, 34), ROR4(a, 39), TL_XOR3);
-    v4 t1 = ADD4(ADD4(ADD4(*h, kw), TL4(e, f, g, TL_CH)), s1);
-    *d = ADD4(*d, t1);
-    *h = ADD4(t1, ADD4(s0, TL4(a, b, c, TL_MAJ)));
-}
-
-static inline __attribute__((always_inline)) v4 next_w_x4(v4 w[16], unsigned t)
-{
-    v4 w15 = w[(t + 1) & 15], w2 = w[(t + 14) & 15];
-    v4 s0 = TL4(ROR4(w15, 1), ROR4(w15, 8), _mm256_srli_epi64(w15, 7), TL_XOR3);
-    v4 s1 = TL4(ROR4(w2, 19), ROR4(w2, 61), _mm256_srli_epi64(w2, 6), TL_XOR3);
-    w[t & 15] = ADD4(ADD4(w[t & 15], s0), ADD4(w[(t + 9) & 15], s1));
-    return w[t & 15];
-}
-
-#define KW4_LOADED(t) ADD4(w[t], BCAST4(k[t]))
-#define KW4_NEXT(t) ADD4(next_w_x4(w, t), BCAST4(k[t]))
-#define KW4_CONST(t) BCAST4(kw[t])
-
-static void compress_x4(v4 s[8], const v4 m[16])
-{
-    v4 a = s[0], b = s[1], c = s[2], d = s[3], e = s[4], f = s[5], g = s[6], h = s[7];
-    v4 w[16];
-    const uint64_t *k = hbs_sha512_K;
-    __asm__("" : "+r"(k));
-    memcpy(w, m, sizeof w);
-    ROUNDS16(round_x4, 0, KW4_LOADED);
-    ROUNDS16(round_x4, 16, KW4_NEXT);
-    ROUNDS16(round_x4, 32, KW4_NEXT);
-    ROUNDS16(round_x4, 48, KW4_NEXT);
-    ROUNDS16(round_x4, 64, KW4_NEXT);
-    s[0] = ADD4(s[0], a);
-    s[1] = ADD4(s[1], b);
-    s[2] = ADD4(s[2], c);
-    s[3] = ADD4(s[3], d);
-    s[4] = ADD4(s[4], e);
-    s[5] = ADD4(s[5], f);
-    s[6] = ADD4(s[6], g);
-    s[7] = ADD4(s[7], h);
-}
-
-static void compress_const_x4(v4 s[8], const uint64_t kw[80])
-{
-    v4 a = s[0], b = s[1], c = s[2], d = s[3], e = s[4], f = s[5], g = s[6], h = s[7];
-    ROUNDS16(round_x4, 0, KW4_CONST);
-    ROUNDS16(round_x4, 16, KW4_CONST);
-    ROUNDS16(round_x4, 32, KW4_CONST);
-    ROUNDS16(round_x4, 48, KW4_CONST);
-    ROUNDS16(round_x4, 64, KW4_CONST);
-    s[0] = ADD4(s[0], a);
-    s[1] = ADD4(s[1], b);
-    s[2] = ADD4(s[2], c);
-    s[3] = ADD4(s[3], d);
-    s[4] = ADD4(s[4], e);
-    s[5] = ADD4(s[5], f);
-    s[6] = ADD4(s[6], g);
-    s[7] = ADD4(s[7], h);
-}
-
-/* Transposes a 4x4 matrix of 64-bit words: word j of r[i] becomes word i of r[j]. */
-static inline __attribute__((always_inline)) void transpose_x4(v4 r[4])
-{
-    v4 t0 = _mm256_unpacklo_epi64(r[0], r[1]); /* r0.0 r1.0 r0.2 r1.2 */
-    v4 t1 = _mm256_unpackhi_epi64(r[0], r[1]); /* r0.1 r1.1 r0.3 r1.3 */
-    v4 t2 = _mm256_unpacklo_epi64(r[2], r[3]); /* r2.0 r3.0 r2.2 r3.2 */
-    v4 t3 = _mm256_unpackhi_epi64(r[2], r[3]); /* r2.1 r3.1 r2.3 r3.3 */
-    r[0] = _mm256_permute2x128_si256(t0, t2, 0x20);
-    r[1] = _mm256_permute2x128_si256(t1, t3, 0x20);
-    r[2] = _mm256_permute2x128_si256(t0, t2, 0x31);
-    r[3] = _mm256_permute2x128_si256(t1, t3, 0x31);
-}
-
-static inline v4 bswap_x4(v4 x)
-{
-    const v4 idx = _mm256_setr_epi8(7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6,
-                                    5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8);
-    return _mm256_shuffle_epi8(x, idx);
-}
-
-static inline __attribute__((always_inline)) void load_x4(v4 m[16], const uint8_t *const p[4])
-{
-#pragma GCC unroll 16
-    for (unsigned q = 0; q < 4; q++) {
-        v4 *r = m + 4 * q;
-#pragma GCC unroll 16
-        for (unsigned l = 0; l < 4; l++)
-            r[l] = _mm256_loadu_si256((const void *)(p[l] + 32 * q));
-        transpose_x4(r);
-#pragma GCC unroll 16
-        for (unsigned j = 0; j < 4; j++)
-            r[j] = bswap_x4(r[j]);
-    }
-}
-
-/* As group_x8, for active <= 4. */
-static void group_x4(uint8_t *out, const hbs_sha512_plan *pl, const uint8_t *in, size_t first,
-                     size_t active, v4 m[16], uint8_t (*copy)[BLOCK], int *copied)
-{
-    const uint8_t *p[4];
-    v4 s[8];
-#pragma GCC unroll 16
-    for (unsigned j = 0; j < 8; j++)
-        s[j] = BCAST4(pl->h[j]);
-    for (size_t blk = 0; blk < pl->full; blk++) {
-        hbs_sha512_block_pointers(p, 4, pl, in, first, active, blk, copy, copied);
-        load_x4(m, p);
-        compress_x4(s, m);
-    }
-    if (pl->rem) {
-        hbs_sha512_block_pointers(p, 4, pl, in, first, active, pl->full, copy, copied);
-        load_x4(m, p);
-#pragma GCC unroll 16
-        for (unsigned j = 0; j < 16; j++)
-            m[j] = TL4(m[j], BCAST4(pl->mask[j]), BCAST4(pl->tmpl[j]), TL_MERGE);
-        compress_x4(s, m);
-    }
-    if (pl->has_const)
-        compress_const_x4(s, pl->kw);
-    transpose_x4(s);
-    transpose_x4(s + 4);
-    for (unsigned l = 0; l < active; l++) {
-        uint8_t *o = out + (first + l) * 64;
-        _mm256_storeu_si256((void *)o, bswap_x4(s[l]));
-        _mm256_storeu_si256((void *)(o + 32), bswap_x4(s[4 + l]));
-    }
-}
+#define SG_V v4
+#define SG_LANES 4
+#define SG_NAME(f) f##_x4
+#define SG_BCAST BCAST
+#define SG_MERGE MERGE
+#include "hash/x86/sha512_group.h"
 
 /* ---- the batch ------------------------------------------------------------------------------- */
 
