@@ -29,6 +29,7 @@
 extern "C" {
 #include "common/pool.h"
 #include "lms/params.h"
+#include "lms/parse.h"
 #include "xmss/params.h"
 }
 
@@ -55,29 +56,16 @@ static uint32_t get32(const uint8_t *p)
     return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
-/* hbs_lms_verify_parse's checks: the signature's length (it may be followed by more), or 0. */
+/* One level as a job, through the CPU verifier's parse: the signature's length, or 0. */
 static size_t lms_parse(sfv_job *j, const uint8_t *pk, size_t pklen, const uint8_t *sig,
                         size_t siglen)
 {
-    const hbs_lms_type *t;
-    const hbs_lmots_type *o;
-    size_t ots_len, need;
-    if (pklen < 8 || siglen < 8)
+    hbs_lms_parsed v;
+    const size_t need = hbs_lms_verify_parse(&v, pk, pklen, sig, siglen);
+    if (need == 0)
         return 0;
-    t = hbs_lms_type_by_code(get32(pk));
-    o = hbs_lmots_type_by_code(get32(pk + 4));
-    if (!hbs_lms_types_match(t, o) || pklen != hbs_lms_pk_bytes(t))
-        return 0;
-    if (get32(sig + 4) != o->code)
-        return 0;
-    ots_len = hbs_lmots_sig_bytes(o);
-    need = 8 + ots_len + (size_t)t->h * t->m;
-    if (siglen < need || get32(sig + 4 + ots_len) != t->code)
-        return 0;
-    if (get32(sig) >> t->h)
-        return 0;
-    j->set = t;
-    j->ots = o;
+    j->set = v.t;
+    j->ots = v.o;
     j->pk = pk;
     j->pklen = pklen;
     j->sig = sig;

@@ -25,6 +25,7 @@
 
 #include "core/leaf_engine.h"
 #include "lms/params.h"
+#include "lms/parse.h"
 
 #define HBS_LMS_MAX_STRIPES 12
 
@@ -100,20 +101,10 @@ int hbs_lms_sign_at(const hbs_lms_layout *L, const uint8_t *top, uint8_t *const 
 int hbs_lms_public_key(const hbs_lms_type *t, const hbs_lmots_type *o, const uint8_t I[16],
                        const uint8_t *seed, uint8_t *pk);
 
-/* Verification in two steps, so that the levels of an HSS signature share hash lanes.
- * verify_parse checks a bare LMS signature's typecodes against the bare LMS public key pk,
- * its index and its length (sig may be followed by more data); it returns the signature's
- * length, or 0 if it is malformed. verify_batch then checks up to HBS_LMOTS_VERIFY_BATCH
- * parsed signatures, each over its message (RFC 8554 Algorithm 6): 1 if all are valid. */
-typedef struct {
-    const hbs_lms_type *t;
-    const hbs_lmots_type *o;
-    const uint8_t *pk, *sig;
-    uint32_t q;
-} hbs_lms_parsed;
-
-size_t hbs_lms_verify_parse(hbs_lms_parsed *v, const uint8_t *pk, size_t pklen,
-                            const uint8_t *sig, size_t siglen);
+/* Verification in two steps, so that the levels of an HSS signature share hash lanes:
+ * hbs_lms_verify_parse (lms/parse.h), then verify_batch checks up to
+ * HBS_LMOTS_VERIFY_BATCH parsed signatures, each over its message (RFC 8554 Algorithm 6):
+ * 1 if all are valid. */
 int hbs_lms_verify_batch(const hbs_lms_parsed *v, const uint8_t *const msg[],
                          const size_t msglen[], size_t count);
 
