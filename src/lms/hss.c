@@ -242,6 +242,7 @@ static int rebuild_level(hbs_hss_key *k, unsigned i, uint64_t G, int full, uint6
             if ((q >> top) == (qf >> top))
                 continue;
             hbs_lms_view v = view_of(lv, lv->I, lv->seed);
+            v.engine = k->engine;
             v.sbuf[s] = lv->cur[s];
             v.ssub[s] = q >> top;
             if ((err = hbs_lms_build_subtree(&v, top, q >> top, root, NULL)) != HBS_OK)
@@ -257,6 +258,7 @@ static int rebuild_level(hbs_hss_key *k, unsigned i, uint64_t G, int full, uint6
         if (c + 1 >= hbs_lms_stripe_count(L, s))
             continue;
         hbs_lms_view v = view_of(lv, lv->I, lv->seed);
+        v.engine = k->engine;
         v.sbuf[s] = lv->next[s];
         v.ssub[s] = c + 1;
         err = hbs_lms_build_range(&v, top, (c + 1) << top, q & ((1u << top) - 1), lv->left[s]);
@@ -275,6 +277,7 @@ static int rebuild_level(hbs_hss_key *k, unsigned i, uint64_t G, int full, uint6
             hbs_lms_view v;
             derive_child(k, i, inst + 1, lv->nI, lv->nseed);
             v = view_of(lv, lv->nI, lv->nseed);
+            v.engine = k->engine;
             v.top = lv->ntop;
             memcpy(v.sbuf, lv->ncur, sizeof lv->ncur);
             err = hbs_lms_build_range(&v, L->h, 0, q, lv->nleft);
@@ -633,6 +636,12 @@ static uint64_t step_cost(const hbs_hss_key *k)
 
 int hbs_hss_key_skip_to(hbs_hss_key *key, uint64_t index)
 {
+    return hbs_hss_key_skip_to_engine(key, index, NULL);
+}
+
+int hbs_hss_key_skip_to_engine(hbs_hss_key *key, uint64_t index, const hbs_leaf_engine *engine)
+{
+    uint64_t step_leaves;
     int err = HBS_OK;
     if (!key || index < key->index || index > key->end)
         return HBS_ERR_INVALID_ARGUMENT;
@@ -642,13 +651,20 @@ int hbs_hss_key_skip_to(hbs_hss_key *key, uint64_t index)
         key->index = index;
         return HBS_OK;
     }
+    /* the state at an index is a function of the index alone: stepping and rebuilding end
+     * in the same bytes, so an engine (a leaf some hundred times faster than a CPU thread)
+     * simply makes rebuilding the cheaper way sooner */
+    step_leaves = (index - key->index) * step_cost(key);
     if (!key->stale &&
-        (index - key->index) * step_cost(key) <= rebuild_cost(key, index) / hbs_get_threads()) {
+        (engine ? step_leaves < engine->min_leaves || step_leaves * 64 < rebuild_cost(key, index)
+                : step_leaves <= rebuild_cost(key, index) / hbs_get_threads())) {
         while (key->index < index && !err)
             err = advance(key);
         return err;
     }
+    key->engine = engine;
     err = rebuild(key, index, key->stale, NULL);
+    key->engine = NULL;
     key->index = index;
     key->stale = err != HBS_OK;
     return err;

@@ -72,6 +72,11 @@ uint64_t hbs_hss_key_total(const hbs_hss_key *key); /* 2^(sum of heights) */
 /* Moves forward to index (key_index <= index <= end): steps when near, rebuilds the affected
  * caches when far. */
 int hbs_hss_key_skip_to(hbs_hss_key *key, uint64_t index);
+/* hbs_hss_key_skip_to with the leaves of big subtrees from an engine (core/leaf_engine.h;
+ * NULL: the CPU), which then rebuilds rather than steps unless the skip is tiny. The state
+ * after it is byte-identical either way. */
+int hbs_hss_key_skip_to_engine(hbs_hss_key *key, uint64_t index,
+                               const hbs_leaf_engine *engine);
 /* Lowers end (key_index <= end <= current end). */
 int hbs_hss_key_set_end(hbs_hss_key *key, uint64_t end);
 

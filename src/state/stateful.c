@@ -116,9 +116,15 @@ uint64_t hbs_stateful_key_remaining(const hbs_stateful_key *k)
     return hbs_stateful_key_end(k) - hbs_stateful_key_index(k);
 }
 
+static int key_skip_to_engine(hbs_stateful_key *k, uint64_t index, const hbs_leaf_engine *e)
+{
+    return k->hss ? hbs_hss_key_skip_to_engine(k->hss, index, e)
+                  : hbs_xmss_key_skip_to_engine(k->xmss, index, e);
+}
+
 static int key_skip_to(hbs_stateful_key *k, uint64_t index)
 {
-    return k->hss ? hbs_hss_key_skip_to(k->hss, index) : hbs_xmss_key_skip_to(k->xmss, index);
+    return key_skip_to_engine(k, index, NULL);
 }
 
 static int key_set_end(hbs_stateful_key *k, uint64_t end)
@@ -445,10 +451,16 @@ int hbs_stateful_batch_begin(hbs_stateful_key *k, uint64_t count, uint64_t *firs
 
 int hbs_stateful_batch_end(hbs_stateful_key *k, uint64_t next)
 {
+    return hbs_stateful_batch_end_engine(k, next, NULL);
+}
+
+int hbs_stateful_batch_end_engine(hbs_stateful_key *k, uint64_t next,
+                                  const hbs_leaf_engine *engine)
+{
     int rc;
     if (!k || next > k->reserved)
         return HBS_ERR_INVALID_ARGUMENT;
-    rc = key_skip_to(k, next);
+    rc = key_skip_to_engine(k, next, engine);
     if (rc != HBS_OK)
         (void)key_set_end(k, hbs_stateful_key_index(k));
     return rc;

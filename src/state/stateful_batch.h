@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/leaf_engine.h"
 #include "hbs/stateful.h"
 
 #ifdef __cplusplus
@@ -30,6 +31,11 @@ extern "C" {
 int hbs_stateful_batch_begin(hbs_stateful_key *key, uint64_t count, uint64_t *first,
                              uint8_t **state, size_t *statelen);
 int hbs_stateful_batch_end(hbs_stateful_key *key, uint64_t next);
+/* hbs_stateful_batch_end with the leaves of whole trees from an engine (NULL: the CPU): the
+ * key's traversal state moves over the batch on the GPU's leaves. The state it ends in is
+ * byte-identical either way. */
+int hbs_stateful_batch_end_engine(hbs_stateful_key *key, uint64_t next,
+                                  const hbs_leaf_engine *engine);
 void hbs_stateful_batch_free_state(uint8_t *state, size_t statelen);
 
 #ifdef __cplusplus

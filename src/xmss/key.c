@@ -19,6 +19,16 @@
 #include "xmss/internal.h"
 #include "xmss/xmss.h"
 
+/* The leaves of a whole tree computed ahead by an engine, for a skip that steps: the steps
+ * read them instead of computing them. */
+typedef struct {
+    uint32_t layer;
+    uint64_t tree;
+    uint8_t *leaves; /* 2^H leaves */
+} xmss_cached_tree;
+
+#define XMSS_CACHE_TREES 12
+
 typedef struct {
     xmss_bds cur;
     xmss_bds next;
@@ -37,6 +47,8 @@ struct hbs_xmss_key {
     uint8_t *mem;
     size_t memlen;
     xmss_layer layer[XMSS_MAX_LAYERS];
+    const xmss_cached_tree *cache; /* during an engine skip only (else NULL) */
+    size_t ncache;
 };
 
 #define EXPORT_VERSION 1
@@ -125,7 +137,48 @@ static xmss_treeref tref(const hbs_xmss_key *k, unsigned i, uint64_t tree)
     return t;
 }
 
-/* Computes count leaves at pos (any count) in batches; the first batch may also sign. */
+/* Leaf pos from the trees cached ahead, or NULL. */
+static const uint8_t *cached_leaf(const hbs_xmss_key *k, uint32_t layer, uint64_t tree,
+                                  uint32_t leaf)
+{
+    for (size_t i = 0; i < k->ncache; i++)
+        if (k->cache[i].layer == layer && k->cache[i].tree == tree)
+            return k->cache[i].leaves + (size_t)leaf * k->sh.n;
+    return NULL;
+}
+
+/* Computes count leaves at pos (any count), those of cached trees read from the cache. */
+static void leaves_plain(const hbs_xmss_key *k, uint8_t *out, const xmss_leafpos *pos,
+                         size_t count)
+{
+    const size_t n = k->sh.n;
+    xmss_leafpos miss[XMSS_LEAF_CHUNK];
+    size_t at[XMSS_LEAF_CHUNK], m = 0;
+    uint8_t buf[XMSS_LEAF_CHUNK * XMSS_MAX_N];
+    for (size_t j = 0; j < count; j++) {
+        const uint8_t *c = cached_leaf(k, pos[j].layer, pos[j].tree, pos[j].leaf);
+        if (c) {
+            memcpy(out + j * n, c, n);
+            continue;
+        }
+        miss[m] = pos[j];
+        at[m++] = j;
+        if (m == XMSS_LEAF_CHUNK || j + 1 == count) {
+            hbs_xmss_leaves(&k->ctx, buf, miss, m, NULL, NULL, 1);
+            for (size_t i = 0; i < m; i++)
+                memcpy(out + at[i] * n, buf + i * n, n);
+            m = 0;
+        }
+    }
+    if (m) {
+        hbs_xmss_leaves(&k->ctx, buf, miss, m, NULL, NULL, 1);
+        for (size_t i = 0; i < m; i++)
+            memcpy(out + at[i] * n, buf + i * n, n);
+    }
+}
+
+/* Computes count leaves at pos (any count) in batches; the first batch may also sign (then
+ * want0 says whether leaf 0 is wanted too; without digits every leaf is). */
 static void leaves_any(const hbs_xmss_key *k, uint8_t *out, const xmss_leafpos *pos,
                        size_t count, const uint8_t *digits, uint8_t *sig, int want0)
 {
@@ -135,11 +188,8 @@ static void leaves_any(const hbs_xmss_key *k, uint8_t *out, const xmss_leafpos *
         hbs_xmss_leaves(&k->ctx, out, pos, m, digits, sig, want0);
         done = m;
     }
-    while (done < count) {
-        size_t m = count - done < XMSS_LEAF_CHUNK ? count - done : XMSS_LEAF_CHUNK;
-        hbs_xmss_leaves(&k->ctx, out + done * k->sh.n, pos + done, m, NULL, NULL, 1);
-        done += m;
-    }
+    if (done < count)
+        leaves_plain(k, out + done * k->sh.n, pos + done, count - done);
 }
 
 /* WOTS+ signature of an n-byte message by leaf `leaf` of tree `tree` on layer i. */
@@ -171,14 +221,43 @@ static void feed_task(void *arg, size_t b)
                         r->first + (uint32_t)(b * FEED_BLOCK), FEED_BLOCK);
 }
 
+/* A job for the engine: tree `tree` of layer i of this key. */
+static void engine_job(const hbs_xmss_key *k, hbs_xmss_leaf_job *j, unsigned i, uint64_t tree)
+{
+    const hbs_xmss_params *p = k->p;
+    j->func = p->func;
+    j->n = p->n;
+    j->padlen = p->padlen;
+    j->len = p->len;
+    j->pub_seed = k->pub_seed;
+    j->sk_seed = k->sk_seed;
+    j->layer = i;
+    j->tree = tree;
+}
+
 static int feed_upto(hbs_xmss_key *k, unsigned i, uint64_t tree, uint32_t upto)
 {
     xmss_layer *L = &k->layer[i];
-    const size_t n = k->sh.n, chunk = 64 * FEED_BLOCK;
+    const hbs_leaf_engine *e = k->ctx.engine;
+    const uint8_t *cached = cached_leaf(k, i, tree, 0);
+    const int use_engine = !cached && e && upto - L->next_fed >= e->min_leaves;
+    const size_t n = k->sh.n;
+    size_t chunk = 64 * FEED_BLOCK;
     xmss_treeref t = tref(k, i, tree);
-    uint8_t *buf;
+    hbs_xmss_leaf_job job;
+    uint8_t *buf = NULL;
     if (L->next_fed >= upto)
         return HBS_OK;
+    if (cached) {
+        for (; L->next_fed < upto; L->next_fed++)
+            hbs_xmss_bds_feed(&k->sh, &t, &L->next, cached + (size_t)L->next_fed * n,
+                              L->next_fed);
+        return HBS_OK;
+    }
+    if (use_engine) {
+        chunk = e->slice_leaves < upto - L->next_fed ? e->slice_leaves : upto - L->next_fed;
+        engine_job(k, &job, i, tree);
+    }
     buf = malloc(chunk * n);
     if (!buf)
         return HBS_ERR_NO_MEMORY;
@@ -187,7 +266,14 @@ static int feed_upto(hbs_xmss_key *k, unsigned i, uint64_t tree, uint32_t upto)
         feed_run r = {k, i, tree, L->next_fed, buf};
         if (m > chunk)
             m = chunk;
-        if (m >= 2 * FEED_BLOCK) {
+        if (use_engine) {
+            int err = e->xmss_leaves(e->user, &job, 1, L->next_fed, m, buf);
+            if (err) {
+                hbs_memzero(buf, chunk * n);
+                free(buf);
+                return err;
+            }
+        } else if (m >= 2 * FEED_BLOCK) {
             m -= m % FEED_BLOCK;
             hbs_parallel_for(m / FEED_BLOCK, feed_task, &r);
         } else {
@@ -216,16 +302,8 @@ static int engine_all_layers(const hbs_xmss_key *k, uint64_t idx, uint8_t **out)
     *out = NULL;
     if (!e || p->d < 2 || leaves < e->min_leaves || p->d * leaves > e->slice_leaves)
         return HBS_OK;
-    for (unsigned i = 0; i < p->d; i++) {
-        jobs[i].func = p->func;
-        jobs[i].n = p->n;
-        jobs[i].padlen = p->padlen;
-        jobs[i].len = p->len;
-        jobs[i].pub_seed = k->pub_seed;
-        jobs[i].sk_seed = k->sk_seed;
-        jobs[i].layer = i;
-        jobs[i].tree = tree_of(k, idx, i);
-    }
+    for (unsigned i = 0; i < p->d; i++)
+        engine_job(k, &jobs[i], i, tree_of(k, idx, i));
     if (!(*out = malloc(p->d * leaves * p->n)))
         return HBS_ERR_NO_MEMORY;
     err = e->xmss_leaves(e->user, jobs, p->d, 0, leaves, *out);
@@ -373,7 +451,7 @@ static int flush_owed(hbs_xmss_key *k, unsigned i, uint64_t idx)
         pos.layer = i;
         pos.tree = tree;
         pos.leaf = li;
-        hbs_xmss_leaves(&k->ctx, leaf, &pos, 1, NULL, NULL, 1);
+        leaves_plain(k, leaf, &pos, 1);
         hbs_xmss_bds_update(&k->sh, &t, &L->cur, leaf);
         L->pending--;
     }
@@ -416,7 +494,7 @@ static int advance_upper(hbs_xmss_key *k, unsigned i, uint64_t idx)
         uint8_t leaf[XMSS_MAX_N];
         if (!(s & 1)) {
             xmss_leafpos pos = {i, tree, s};
-            hbs_xmss_leaves(&k->ctx, leaf, &pos, 1, NULL, NULL, 1);
+            leaves_plain(k, leaf, &pos, 1);
         }
         hbs_xmss_bds_round(&k->sh, &t, &L->cur, s, leaf);
         L->pending = (k->sh.H - k->sh.K) / 2;
@@ -624,9 +702,54 @@ int hbs_xmss_key_set_end(hbs_xmss_key *key, uint64_t end)
     return HBS_OK;
 }
 
+/* Before a skip that steps from key->idx to index with an engine: the whole trees of the
+ * bottom layer the steps compute leaves of (the current one up to the one of index, and the
+ * next one being grown), from the engine into *mem, when the steps would compute enough
+ * leaves to pay for them. Leaves nothing cached (and returns HBS_OK) otherwise. */
+static int cache_bottom_trees(hbs_xmss_key *k, uint64_t index, uint64_t step_leaves,
+                              const hbs_leaf_engine *e, xmss_cached_tree *trees, uint8_t **mem)
+{
+    const size_t n = k->sh.n, leaves = (size_t)1 << k->sh.H;
+    const uint64_t t0 = tree_of(k, k->idx, 0), t1 = tree_of(k, index, 0);
+    size_t count = (size_t)(t1 - t0 + 1) + (has_next(k, 0, t1) && leaf_of(k, index, 0) ? 1 : 0);
+    hbs_xmss_leaf_job job;
+    *mem = NULL;
+    /* the GPU makes a leaf some hundred times faster than one CPU thread */
+    if (step_leaves < e->min_leaves || count > XMSS_CACHE_TREES ||
+        step_leaves * 64 < (uint64_t)count * leaves)
+        return HBS_OK;
+    if (!(*mem = malloc(count * leaves * n)))
+        return HBS_ERR_NO_MEMORY;
+    for (size_t t = 0; t < count; t++) {
+        trees[t].layer = 0;
+        trees[t].tree = t0 + t;
+        trees[t].leaves = *mem + t * leaves * n;
+        engine_job(k, &job, 0, t0 + t);
+        for (size_t at = 0; at < leaves; at += e->slice_leaves) {
+            const size_t m = leaves - at < e->slice_leaves ? leaves - at : e->slice_leaves;
+            int err = e->xmss_leaves(e->user, &job, 1, (uint32_t)at, m, trees[t].leaves + at * n);
+            if (err) {
+                hbs_memzero(*mem, count * leaves * n);
+                free(*mem);
+                *mem = NULL;
+                return err;
+            }
+        }
+    }
+    k->cache = trees;
+    k->ncache = count;
+    return HBS_OK;
+}
+
 int hbs_xmss_key_skip_to(hbs_xmss_key *key, uint64_t index)
 {
+    return hbs_xmss_key_skip_to_engine(key, index, NULL);
+}
+
+int hbs_xmss_key_skip_to_engine(hbs_xmss_key *key, uint64_t index, const hbs_leaf_engine *engine)
+{
     uint64_t steps, step_cost, rebuild_cost;
+    int err = HBS_OK;
     if (!key || index < key->idx || index > key->end)
         return HBS_ERR_INVALID_ARGUMENT;
     if (index == key->idx)
@@ -637,21 +760,33 @@ int hbs_xmss_key_skip_to(hbs_xmss_key *key, uint64_t index)
         return HBS_OK;
     }
     /* stepping costs about (H - K) / 2 + 2 leaves an index; a rebuild about 2^H leaves per
-     * layer whose position changes, and the next trees' leaves again */
+     * layer whose position changes, and the next trees' leaves again. The choice does not
+     * depend on the engine: the state after the skip is the same with or without one. */
     steps = index - key->idx;
     step_cost = (key->sh.H - key->sh.K) / 2 + 2;
     rebuild_cost = (uint64_t)key->p->d << (key->sh.H + 1);
+    key->ctx.engine = engine;
     if (steps <= rebuild_cost / step_cost) {
-        while (key->idx < index) {
-            int err = advance(key, NULL, NULL);
+        xmss_cached_tree trees[XMSS_CACHE_TREES];
+        uint8_t *mem = NULL;
+        if (engine)
+            err = cache_bottom_trees(key, index, steps * step_cost, engine, trees, &mem);
+        while (!err && key->idx < index) {
+            err = advance(key, NULL, NULL);
             key->idx++;
-            if (err)
-                return err;
         }
-        return HBS_OK;
+        if (mem) {
+            hbs_memzero(mem, key->ncache * ((size_t)1 << key->sh.H) * key->sh.n);
+            free(mem);
+        }
+        key->cache = NULL;
+        key->ncache = 0;
+    } else {
+        key->idx = index;
+        err = rebuild_at(key, index, NULL, NULL);
     }
-    key->idx = index;
-    return rebuild_at(key, index, NULL, NULL);
+    key->ctx.engine = NULL;
+    return err;
 }
 
 /* ---- export / import -------------------------------------------------------------------

@@ -49,6 +49,11 @@ uint64_t hbs_xmss_key_index(const hbs_xmss_key *key);
 uint64_t hbs_xmss_key_end(const hbs_xmss_key *key);
 uint64_t hbs_xmss_key_total(const hbs_xmss_key *key);
 int hbs_xmss_key_skip_to(hbs_xmss_key *key, uint64_t index);
+/* hbs_xmss_key_skip_to with the leaves of whole trees from an engine (core/leaf_engine.h;
+ * NULL: the CPU): the rebuild of a far skip, and the trees a near skip steps through. The
+ * state after it is byte-identical either way. */
+int hbs_xmss_key_skip_to_engine(hbs_xmss_key *key, uint64_t index,
+                                const hbs_leaf_engine *engine);
 int hbs_xmss_key_set_end(hbs_xmss_key *key, uint64_t end);
 size_t hbs_xmss_sig_bytes(const hbs_xmss_key *key);
 /* Signs with index(), then advances; HBS_ERR_KEY_EXHAUSTED when index == end. */

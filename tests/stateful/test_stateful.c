@@ -16,10 +16,17 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/leaf_engine.h"
+#include "hbs/lms.h"
 #include "hbs/stateful.h"
+#include "lms/hss.h"
+#include "lms/lmots.h"
+#include "lms/params.h"
 #include "state/stateful_batch.h"
 #include "state/store.h"
 #include "test.h"
+#include "xmss/internal.h"
+#include "xmss/xmss.h"
 
 #define MAX_SIG 60000
 
@@ -580,6 +587,199 @@ static void test_full_filesystem(void)
               "same index signed once space was freed");
 }
 
+/* ---- skipping with a leaf engine (what the GPU batch signer's batch end uses) ----------
+ * A leaf engine made of the CPU's own leaf code, counting what it is asked for: a skip with
+ * it must end in the very state bytes a skip without it ends in, and use it where it pays. */
+typedef struct {
+    const hbs_xmss_params *xp;
+    size_t calls, leaves;
+} cpu_engine;
+
+static int cpu_lms_leaves(void *user, const hbs_lms_leaf_job *j, uint32_t first, size_t count,
+                          uint8_t *out)
+{
+    cpu_engine *u = user;
+    const hbs_lms_type *t = NULL;
+    const hbs_lmots_type *o = NULL;
+    for (size_t i = 0; i < HBS_LMS_NUM_TYPES; i++)
+        if (hbs_lms_types[i].hash == j->hash && hbs_lms_types[i].m == j->n &&
+            hbs_lms_types[i].h == j->h)
+            t = &hbs_lms_types[i];
+    for (size_t i = 0; i < HBS_LMOTS_NUM_TYPES; i++)
+        if (hbs_lmots_types[i].hash == j->hash && hbs_lmots_types[i].n == j->n &&
+            hbs_lmots_types[i].w == j->w)
+            o = &hbs_lmots_types[i];
+    if (!t || !o)
+        return HBS_ERR_UNSUPPORTED;
+    u->calls++;
+    u->leaves += count;
+    return hbs_lms_leaves(t, o, j->I, j->seed, first, count, out);
+}
+
+static int cpu_xmss_leaves(void *user, const hbs_xmss_leaf_job *jobs, size_t njobs,
+                           uint32_t first, size_t count, uint8_t *out)
+{
+    cpu_engine *u = user;
+    xmss_ctx c;
+    if (!u->xp || jobs[0].n != u->xp->n || jobs[0].len != u->xp->len || njobs > 12)
+        return HBS_ERR_UNSUPPORTED;
+    hbs_xmss_ctx_init(&c, u->xp, jobs[0].pub_seed, jobs[0].sk_seed);
+    for (size_t k = 0; k < njobs; k++)
+        hbs_xmss_leaf_range(&c, out + k * count * u->xp->n, jobs[k].layer, jobs[k].tree, first,
+                            count);
+    hbs_xmss_ctx_wipe(&c);
+    u->calls++;
+    u->leaves += njobs * count;
+    return HBS_OK;
+}
+
+static void cpu_engine_init(hbs_leaf_engine *e, cpu_engine *u, const hbs_xmss_params *xp)
+{
+    memset(e, 0, sizeof *e);
+    memset(u, 0, sizeof *u);
+    u->xp = xp;
+    e->lms_leaves = cpu_lms_leaves;
+    e->xmss_leaves = cpu_xmss_leaves;
+    e->user = u;
+    e->min_leaves = 32;
+    e->slice_leaves = 4096; /* small: slices get tested */
+}
+
+/* Export of a key into buf (cap bytes): its length, 0 on failure. */
+static size_t export_xmss(const hbs_xmss_key *k, uint8_t *buf, size_t cap)
+{
+    size_t len = 0;
+    return hbs_xmss_key_export(k, buf, cap, &len) == HBS_OK ? len : 0;
+}
+
+static size_t export_hss(const hbs_hss_key *k, uint8_t *buf, size_t cap)
+{
+    size_t len = 0;
+    return hbs_hss_key_export(k, buf, cap, &len) == HBS_OK ? len : 0;
+}
+
+#define SKIP_STATE_MAX (1u << 20)
+
+/* Keys a (skips without an engine) and b (with one) from one seed skip to each target in turn
+ * and sign there: the same state bytes and signatures after every skip. */
+static void run_skip_engine_xmss(const char *alg, const uint64_t *targets, size_t nt)
+{
+    const hbs_xmss_params *p = hbs_xmss_params_by_name(alg);
+    hbs_xmss_key *a = NULL, *b = NULL;
+    uint8_t seed[3 * 64], pk[256], *ea = malloc(SKIP_STATE_MAX), *eb = malloc(SKIP_STATE_MAX);
+    uint8_t *sa = NULL, *sb = NULL;
+    size_t pklen, la, lb, used = 0;
+    hbs_leaf_engine e;
+    cpu_engine u;
+    CHECK(p != NULL);
+    if (!p || !ea || !eb)
+        goto out;
+    sa = malloc(p->sig_bytes);
+    sb = malloc(p->sig_bytes);
+    test_rand_bytes(seed, sizeof seed);
+    cpu_engine_init(&e, &u, p);
+    CHECK_INT(hbs_xmss_keygen(&a, pk, sizeof pk, &pklen, p, 0, seed, 3 * p->n, NULL, NULL),
+              HBS_OK);
+    CHECK_INT(hbs_xmss_keygen(&b, pk, sizeof pk, &pklen, p, 0, seed, 3 * p->n, NULL, NULL),
+              HBS_OK);
+    if (!a || !b || !sa || !sb)
+        goto out;
+    for (size_t i = 0; i < nt; i++) {
+        const size_t before = u.leaves;
+        CHECK_INT(hbs_xmss_key_skip_to(a, targets[i]), HBS_OK);
+        CHECK_INT(hbs_xmss_key_skip_to_engine(b, targets[i], &e), HBS_OK);
+        used += u.leaves > before;
+        la = export_xmss(a, ea, SKIP_STATE_MAX);
+        lb = export_xmss(b, eb, SKIP_STATE_MAX);
+        CHECK_MSG(la && la == lb && memcmp(ea, eb, la) == 0,
+                  "%s: state after skip to %llu differs with an engine", alg,
+                  (unsigned long long)targets[i]);
+        CHECK_INT(hbs_xmss_sign(a, sa, p->sig_bytes, &la, seed, 7), HBS_OK);
+        CHECK_INT(hbs_xmss_sign(b, sb, p->sig_bytes, &lb, seed, 7), HBS_OK);
+        CHECK_MSG(la == lb && memcmp(sa, sb, la) == 0, "%s: signature after skip to %llu",
+                  alg, (unsigned long long)targets[i]);
+    }
+    CHECK_MSG(used > 0, "%s: the engine was never used", alg);
+    test_note("%s: %zu skips equal with and without an engine (%zu used it: %zu calls, %zu "
+              "leaves)", alg, nt, used, u.calls, u.leaves);
+out:
+    hbs_xmss_key_free(a);
+    hbs_xmss_key_free(b);
+    free(ea);
+    free(eb);
+    free(sa);
+    free(sb);
+}
+
+static void run_skip_engine_hss(const char *alg, unsigned cache_height, const uint64_t *targets,
+                                size_t nt)
+{
+    hbs_hss_params hp;
+    hbs_hss_key *a = NULL, *b = NULL;
+    uint8_t seed[16 + 32], pk[256], *ea = malloc(SKIP_STATE_MAX), *eb = malloc(SKIP_STATE_MAX);
+    uint8_t *sa = malloc(MAX_SIG), *sb = malloc(MAX_SIG);
+    size_t pklen, la, lb, used = 0;
+    hbs_leaf_engine e;
+    cpu_engine u;
+    CHECK_INT(hbs_hss_params_parse(&hp, alg), HBS_OK);
+    hp.cache_height = cache_height;
+    if (!ea || !eb || !sa || !sb)
+        goto out;
+    test_rand_bytes(seed, sizeof seed);
+    cpu_engine_init(&e, &u, NULL);
+    CHECK_INT(hbs_hss_keygen(&a, pk, sizeof pk, &pklen, &hp, seed, 16 + hbs_lms_type_m(hp.lms[0]),
+                             NULL, NULL),
+              HBS_OK);
+    CHECK_INT(hbs_hss_keygen(&b, pk, sizeof pk, &pklen, &hp, seed, 16 + hbs_lms_type_m(hp.lms[0]),
+                             NULL, NULL),
+              HBS_OK);
+    if (!a || !b)
+        goto out;
+    for (size_t i = 0; i < nt; i++) {
+        const size_t before = u.leaves;
+        CHECK_INT(hbs_hss_key_skip_to(a, targets[i]), HBS_OK);
+        CHECK_INT(hbs_hss_key_skip_to_engine(b, targets[i], &e), HBS_OK);
+        used += u.leaves > before;
+        la = export_hss(a, ea, SKIP_STATE_MAX);
+        lb = export_hss(b, eb, SKIP_STATE_MAX);
+        CHECK_MSG(la && la == lb && memcmp(ea, eb, la) == 0,
+                  "%s: state after skip to %llu differs with an engine", alg,
+                  (unsigned long long)targets[i]);
+        CHECK_INT(hbs_hss_sign(a, sa, MAX_SIG, &la, seed, 7), HBS_OK);
+        CHECK_INT(hbs_hss_sign(b, sb, MAX_SIG, &lb, seed, 7), HBS_OK);
+        CHECK_MSG(la == lb && memcmp(sa, sb, la) == 0, "%s: signature after skip to %llu",
+                  alg, (unsigned long long)targets[i]);
+    }
+    CHECK_MSG(used > 0, "%s: the engine was never used", alg);
+    test_note("%s (cache %u): %zu skips equal with and without an engine (%zu used it: %zu "
+              "calls, %zu leaves)", alg, cache_height, nt, used, u.calls, u.leaves);
+out:
+    hbs_hss_key_free(a);
+    hbs_hss_key_free(b);
+    free(ea);
+    free(eb);
+    free(sa);
+    free(sb);
+}
+
+static void test_skip_engine(void)
+{
+    /* XMSS H10 (K 6): near skips step (cached trees from 8 steps on), far ones rebuild */
+    static const uint64_t x10[] = {3, 300, 900, 1000};
+    /* XMSS^MT 2 x 10: steps inside a tree and across one (three cached trees), a rebuild */
+    static const uint64_t mt2[] = {500, 1500, 5000, 5100, 9000};
+    /* XMSS^MT 4 x 5: many tree ends on every layer */
+    static const uint64_t mt4[] = {40, 100, 1000, 1100, 40000};
+    static const uint64_t h10[] = {2, 100, 700, 1000};
+    static const uint64_t h55[] = {1, 37, 300, 301, 900};
+    run_skip_engine_xmss("XMSS-SHA2_10_256", x10, sizeof x10 / sizeof x10[0]);
+    run_skip_engine_xmss("XMSSMT-SHA2_20/2_256", mt2, sizeof mt2 / sizeof mt2[0]);
+    run_skip_engine_xmss("XMSSMT-SHA2_20/4_256", mt4, sizeof mt4 / sizeof mt4[0]);
+    run_skip_engine_hss("LMS_SHA256_M32_H10/LMOTS_SHA256_N32_W4", 4, h10,
+                        sizeof h10 / sizeof h10[0]);
+    run_skip_engine_hss(hss55.alg, 0, h55, sizeof h55 / sizeof h55[0]);
+}
+
 const hbs_test hbs_tests_stateful[] = {
     {"reopen_lms", test_reopen_lms},
     {"reopen_hss_two_levels", test_reopen_hss},
@@ -587,6 +787,7 @@ const hbs_test hbs_tests_stateful[] = {
     {"reopen_xmssmt", test_reopen_xmssmt},
     {"exhaust_and_split", test_exhaust_and_split},
     {"batch_reserve", test_batch_reserve},
+    {"skip_engine", test_skip_engine},
     {"write_failures", test_write_failures},
     {"full_filesystem", test_full_filesystem},
     {"corrupt_file", test_corrupt_file},
