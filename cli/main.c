@@ -4,6 +4,7 @@
 
 #include "cli.h"
 #include "stateful.h"
+#include "hbs/gpu.h"
 #include "hbs/hbs.h"
 
 static const hbs_cli_command *const commands[] = {
@@ -70,5 +71,7 @@ int main(int argc, char **argv)
             return hbs_cli_error(name, "unknown option (try 'hbs --help')");
         return hbs_cli_error(name, "unknown command (try 'hbs --help')");
     }
-    return cmd->run(argc - 1, argv + 1);
+    const int rc = cmd->run(argc - 1, argv + 1);
+    hbs_gpu_release();
+    return rc;
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "hbs/gpu.h"
 #include "hbs/hbs.h"
 #include "test.h"
 #include "groups.h"
@@ -147,6 +148,7 @@ int main(int argc, char **argv)
         printf("hash backend: %s\n", hbs_backend_name());
         run_all(argc, argv);
     }
+    hbs_gpu_release(); /* nothing left on the GPU for a leak checker to report */
     printf("\n%d passed, %d failed, %d skipped\n", passed, failed, skipped);
     if (skipped)
         printf("*** %d test(s) SKIPPED: see the SKIP lines above ***\n", skipped);

@@ -34,6 +34,14 @@ HBS_API const char *hbs_gpu_last_error(void);
  * visible GPU when count is 0. Process-wide; not to be called while a batch runs. */
 HBS_API HBS_WARN_UNUSED_RESULT int hbs_gpu_use_devices(const int *devices, size_t count);
 
+/* Gives back what the library keeps on the GPUs between calls: pooled device memory and
+ * pinned host buffers (wiped first, as they may have held secrets), streams, events and
+ * captured graphs. Later calls set them up again. For the end of a program (so that leak
+ * checkers such as compute-sanitizer see nothing left) or before the caller resets a
+ * device; not while another thread is inside the library. Signers (hbs_gpu_signer) are
+ * freed by hbs_gpu_signer_free, not here. */
+HBS_API void hbs_gpu_release(void);
+
 /* ---- key generation ---------------------------------------------------------------------
  * count keys from seeds + i * 3n (SK.seed || SK.prf || PK.seed each), as
  * hbs_slhdsa_keygen_from_seed: sks + i * 4n, pks + i * 2n. */
@@ -151,9 +159,8 @@ HBS_API HBS_WARN_UNUSED_RESULT int hbs_gpu_stateful_keygen(const char *alg, cons
  * CPU verifier judges them). Returns HBS_OK if all are valid, HBS_ERR_VERIFY_FAILED if any
  * is not, or another HBS_ERR_* code (results are then all HBS_ERR_VERIFY_FAILED). Work goes
  * to the first GPU in use in chunks whose copies overlap the kernels of the previous one.
- * For now LMS/HSS items are verified by the CPU verifier inside this call (same verdicts):
- * the LMS kernel gave wrong verdicts on the H200 and is kept behind HBS_GPU_LMS_VERIFY=1
- * until it is fixed. */
+ * HBS_GPU_LMS_VERIFY=0 in the environment has LMS/HSS items verified by the CPU verifier
+ * inside this call instead (same verdicts). */
 HBS_API HBS_WARN_UNUSED_RESULT int hbs_gpu_stateful_verify_many(
     hbs_stateful_family family, int *results, const uint8_t *const *sigs,
     const size_t *siglens, const uint8_t *const *msgs, const size_t *msglens, size_t count,

@@ -196,6 +196,8 @@ int hbs_gpu_alloc(int device, void **out, size_t bytes)
     return HBS_ERR_NO_GPU;
 }
 
+void hbs_gpu_release(void) {}
+
 void hbs_gpu_free(int device, void *p)
 {
     (void)device;

@@ -231,3 +231,62 @@ extern "C" int hbs_gpu_copy_from(int device, void *dst, const void *src, size_t 
 {
     return copy(device, dst, src, bytes, cudaMemcpyDeviceToHost);
 }
+
+/* Best effort: a failing call here has nothing left to protect, so each step runs anyway. */
+static void release_device(device_ctx *d)
+{
+    std::lock_guard<std::mutex> g(d->lock);
+    if (cudaSetDevice(d->ordinal) != cudaSuccess)
+        return;
+    if (d->stream)
+        (void)cudaStreamSynchronize(d->stream);
+    if (d->side)
+        (void)cudaStreamSynchronize(d->side);
+    for (graph_slot &s : d->graphs) {
+        if (s.exec)
+            (void)cudaGraphExecDestroy(s.exec);
+        s = graph_slot();
+    }
+    for (pool_buf &b : d->dev) {
+        if (b.p) {
+            (void)cudaMemset(b.p, 0, b.cap);
+            (void)cudaFree(b.p);
+        }
+        b = pool_buf();
+    }
+    for (pool_buf &b : d->host) {
+        if (b.p) {
+            hbs_memzero(b.p, b.cap);
+            (void)cudaFreeHost(b.p);
+        }
+        b = pool_buf();
+    }
+    d->dev.clear();
+    d->host.clear();
+    d->gen++;
+    cudaEvent_t *events[] = {&d->fork, &d->join, &d->staged[0], &d->staged[1]};
+    for (cudaEvent_t *e : events) {
+        if (*e)
+            (void)cudaEventDestroy(*e);
+        *e = nullptr;
+    }
+    if (d->side)
+        (void)cudaStreamDestroy(d->side);
+    if (d->stream)
+        (void)cudaStreamDestroy(d->stream);
+    d->side = d->stream = nullptr;
+    (void)cudaGetLastError();
+}
+
+extern "C" void hbs_gpu_release(void)
+{
+    std::vector<device_ctx *> all;
+    {
+        std::lock_guard<std::mutex> g(registry_lock);
+        for (device_ctx *d : registry)
+            if (d)
+                all.push_back(d);
+    }
+    for (device_ctx *d : all)
+        release_device(d);
+}
