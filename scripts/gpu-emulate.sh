@@ -4,9 +4,9 @@
 # qualifiers and intrinsics) and tests/gpu_emu/gpu/gpu_internal.h (host memory for device
 # memory), each kernel launch becomes a loop over its threads, and the result replaces the
 # no-GPU stubs in a copy of the CPU library; then the GPU test gpu_stateful/verify_many runs
-# against it, with every kernel choice. It checks the kernels' logic and the host driver
-# without a GPU (it cannot see what only the hardware or its compiler does: see the note on
-# the register kernels in stateful_verify.cu).
+# against it, with LMS/HSS items on the kernels and on the CPU verifier. It checks the
+# kernels' logic and the host driver without a GPU (not what only the hardware or its
+# compiler does).
 # Environment: BUILD (default build-emu), HBS_VECTORS.
 set -eu
 cd "$(dirname "$0")/.."
@@ -32,11 +32,10 @@ objcopy -W hbs_gpu_stateful_verify_many -W hbs_gpu_device_count -W hbs_gpu_last_
 $CXX -o "$emu/hbs_tests" $(find "$BUILD/CMakeFiles/hbs_tests.dir" -name '*.o') \
     "$emu/stateful_verify.o" "$emu/glue.o" "$emu/libhbs.a" -lm -lpthread
 status=0
-for mode in default lms-kernel register-kernels; do
+for mode in default lms-on-cpu; do
     case $mode in
     default) env_set= ;;
-    lms-kernel) env_set=HBS_GPU_LMS_VERIFY=1 ;;
-    register-kernels) env_set="HBS_GPU_LMS_VERIFY=1 HBS_GPU_XMSS_VERIFY_REG=1" ;;
+    lms-on-cpu) env_set=HBS_GPU_LMS_VERIFY=0 ;;
     esac
     echo "== emulated GPU verifier: $mode =="
     # shellcheck disable=SC2086

@@ -9,6 +9,9 @@
  * independent: each signs the next level's key, which the signature carries), grouped by
  * parameter set so each launch runs one set.
  *
+ * The kernels (stateful_verify_kernels.cuh) run each stage of the work with a thread per
+ * piece of it: per job, per chain (grouped by length), per node of an L-tree level.
+ *
  * Items go in chunks through two pipeline stages, each with its own stream, pinned staging
  * buffer and device buffer: while the GPU works on one chunk, the host packs the next and
  * its copy runs beside the kernels of the previous one. */
@@ -35,11 +38,14 @@ extern "C" {
 
 namespace hbs_gpu {
 
-/* Pool slots of this file (stateful.cu uses 48 and 49). */
-enum { SFV_HOST = 50, SFV_DEV = 50 }; /* + stage (0 or 1) */
+/* Pool slots of this file (stateful.cu uses 48 and 49, stateful_sign.cu 54 and 55): staging
+ * (host and device) and the kernels' scratch, each + stage (0 or 1). */
+enum { SFV_HOST = 50, SFV_DEV = 50, SFV_SCRATCH = 52 };
 
-/* Items per chunk: enough to fill the GPU (XMSS: one thread each). */
+/* Items per chunk, and jobs per launch group (which bounds the scratch: an XMSS job with
+ * n = 64 takes 17 KB of it). */
 #define SFV_CHUNK_ITEMS 16384
+#define SFV_GROUP_JOBS 16384
 #define SFV_THREADS 128
 
 /* One GPU job as the host sees it: which item, which kernel set, where its bytes are. */
@@ -143,7 +149,7 @@ static int xmss_parse(sfv_job *j, uint32_t item, int mt, const uint8_t *pk, size
 /* A chunk packed for the GPU: the job arrays, then the arena. */
 struct sfv_stage {
     cudaStream_t stream;
-    uint8_t *host, *dev;
+    uint8_t *host, *dev, *scratch;
     size_t cap;
     std::vector<sfv_job> jobs; /* sorted by set */
     bool busy;
@@ -162,61 +168,153 @@ static size_t stage_bytes(const std::vector<sfv_job> &jobs)
 
 static unsigned blocks_of(size_t threads) { return (unsigned)((threads + SFV_THREADS - 1) / SFV_THREADS); }
 
+/* Chains per job and bytes per chain end, for a job's set. */
+static void job_shape(const sfv_job &j, size_t *chains, size_t *n)
+{
+    if (!j.ots) {
+        const hbs_xmss_params *p = (const hbs_xmss_params *)j.set;
+        *chains = p->len;
+        *n = p->n;
+    } else {
+        *chains = j.ots->p;
+        *n = j.ots->n;
+    }
+}
+
+/* Scratch bytes of a launch group of count jobs (layout: carve below). */
+static size_t scratch_bytes(size_t count, size_t chains, size_t n)
+{
+    return 2 * SFV_BUCKETS * 4 + count * (64 + 32 + 4 * chains) + align8(count * chains) +
+           2 * count * chains * n;
+}
+
+static sfv_scratch carve(uint8_t *base, size_t count, size_t chains, size_t n)
+{
+    sfv_scratch w;
+    size_t at = 0;
+    w.hist = (uint32_t *)base;
+    at += 2 * SFV_BUCKETS * 4;
+    w.node = base + at;
+    at += count * 64;
+    w.mid = (uint32_t *)(base + at);
+    at += count * 32;
+    w.tasks = (uint32_t *)(base + at);
+    at += count * chains * 4;
+    w.dig = base + at;
+    at += align8(count * chains);
+    w.ends[0] = base + at;
+    at += count * chains * n;
+    w.ends[1] = base + at;
+    w.stride = (uint32_t)chains;
+    return w;
+}
+
+template <int F, bool REG>
+static void xmss_launches(cudaStream_t st, const xv_set &x, sfv_jobs d, const uint8_t *arena,
+                          const sfv_scratch &w, uint32_t c)
+{
+    const uint32_t tasks = c * x.len;
+    sfv_clear<<<1, 1, 0, st>>>(w.hist);
+    xv_start<F, REG><<<blocks_of(c), SFV_THREADS, 0, st>>>(x, d, arena, w, c);
+    for (uint32_t layer = 0; layer < x.d; layer++) {
+        xv_digits<<<blocks_of(c), SFV_THREADS, 0, st>>>(x, w, c);
+        sfv_scan<<<1, 1, 0, st>>>(w.hist, 16);
+        sfv_scatter<<<blocks_of(c), SFV_THREADS, 0, st>>>(w, x.len, 16, c);
+        xv_chains<F, REG><<<blocks_of(tasks), SFV_THREADS, 0, st>>>(x, d, arena, w, layer, tasks);
+        int from = 0;
+        uint32_t height = 0;
+        for (uint32_t l = x.len; l > 1; l = (l + 1) / 2, height++, from ^= 1)
+            xv_ltree<F, REG><<<blocks_of((size_t)c * ((l + 1) / 2)), SFV_THREADS, 0, st>>>(x, d, arena, w, layer, l, height, from, c);
+        xv_path<F, REG><<<blocks_of(c), SFV_THREADS, 0, st>>>(x, d, arena, w, layer, from, c);
+    }
+}
+
+template <int F, int NW>
+static void lms_launches(cudaStream_t st, const lv_set &l, sfv_jobs d, const uint8_t *arena,
+                         const sfv_scratch &w, uint32_t c)
+{
+    const uint32_t tasks = c * l.p, buckets = 1u << l.w;
+    sfv_clear<<<1, 1, 0, st>>>(w.hist);
+    lv_start<F><<<blocks_of(c), SFV_THREADS, 0, st>>>(l, d, arena, w, c);
+    lv_digits<<<blocks_of(c), SFV_THREADS, 0, st>>>(l, w, c);
+    sfv_scan<<<1, 1, 0, st>>>(w.hist, buckets);
+    sfv_scatter<<<blocks_of(c), SFV_THREADS, 0, st>>>(w, l.p, buckets, c);
+    lv_chains<F, NW><<<blocks_of(tasks), SFV_THREADS, 0, st>>>(l, d, arena, w, tasks);
+    lv_finish<F><<<blocks_of(c), SFV_THREADS, 0, st>>>(l, d, arena, w, c);
+}
+
+/* Jobs [first, first + count) of one set, in groups of at most SFV_GROUP_JOBS. */
 static int launch_set(const sfv_stage &s, sfv_jobs dj, const uint8_t *arena, size_t first,
                       size_t count)
 {
     const sfv_job &j0 = s.jobs[first];
-    sfv_jobs d = dj;
-    d.pk_off += first;
-    d.sig_off += first;
-    d.msg_off += first;
-    d.msg_len += first;
-    d.ok += first;
-    const uint32_t c = (uint32_t)count;
-    if (!j0.ots) {
-        const hbs_xmss_params *p = (const hbs_xmss_params *)j0.set;
-        xv_set x = {p->n, p->padlen, p->len, p->len1, p->d, p->tree_h, p->idx_bytes};
-        /* SHA-256 with n = 32 takes the byte-stream kernel too: the register-only
-         * xmss_verify_sha256 gave wrong verdicts on sm_90 (HBS_GPU_XMSS_VERIFY_REG=1 still
-         * picks it, to investigate) */
-        static const bool reg = getenv("HBS_GPU_XMSS_VERIFY_REG") != nullptr;
-        if (reg && p->func == XMSS_FUNC_SHA256 && p->n == 32)
-            xmss_verify_sha256<<<blocks_of(c), SFV_THREADS, 0, s.stream>>>(x, d, arena, c);
-        else if (p->func == XMSS_FUNC_SHA256)
-            xmss_verify_generic<SF_SHA256, 67 * 32><<<blocks_of(c), SFV_THREADS, 0, s.stream>>>(x, d, arena, c);
-        else if (p->func == XMSS_FUNC_SHA512)
-            xmss_verify_generic<SF_SHA512, 131 * 64><<<blocks_of(c), SFV_THREADS, 0, s.stream>>>(x, d, arena, c);
-        else if (p->func == XMSS_FUNC_SHAKE128)
-            xmss_verify_generic<SF_SHAKE128, 67 * 32><<<blocks_of(c), SFV_THREADS, 0, s.stream>>>(x, d, arena, c);
-        else
-            xmss_verify_generic<SF_SHAKE256, 131 * 64><<<blocks_of(c), SFV_THREADS, 0, s.stream>>>(x, d, arena, c);
-    } else {
-        const hbs_lms_type *t = (const hbs_lms_type *)j0.set;
-        const hbs_lmots_type *o = j0.ots;
-        lv_set l = {o->n, o->p, o->w, o->ls, t->h};
-        if (o->hash == HBS_LMS_HASH_SHA256 && o->n == 32)
-            lms_verify_kernel<SF_SHA256, 8><<<blocks_of(c), SFV_THREADS, 0, s.stream>>>(l, d, arena, c);
-        else if (o->hash == HBS_LMS_HASH_SHA256)
-            lms_verify_kernel<SF_SHA256, 6><<<blocks_of(c), SFV_THREADS, 0, s.stream>>>(l, d, arena, c);
-        else
-            lms_verify_kernel<SF_SHAKE256, 0><<<blocks_of(c), SFV_THREADS, 0, s.stream>>>(l, d, arena, c);
+    size_t chains, n;
+    job_shape(j0, &chains, &n);
+    for (size_t at = first; at < first + count; at += SFV_GROUP_JOBS) {
+        const uint32_t c = (uint32_t)std::min((size_t)SFV_GROUP_JOBS, first + count - at);
+        const sfv_scratch w = carve(s.scratch, c, chains, n);
+        sfv_jobs d = dj;
+        d.pk_off += at;
+        d.sig_off += at;
+        d.msg_off += at;
+        d.msg_len += at;
+        d.ok += at;
+        if (!j0.ots) {
+            const hbs_xmss_params *p = (const hbs_xmss_params *)j0.set;
+            const xv_set x = {p->n, p->padlen, p->len, p->len1, p->d, p->tree_h, p->idx_bytes};
+            if (p->func == XMSS_FUNC_SHA256 && p->n == 32 && p->padlen == 32)
+                xmss_launches<SF_SHA256, true>(s.stream, x, d, arena, w, c);
+            else if (p->func == XMSS_FUNC_SHA256)
+                xmss_launches<SF_SHA256, false>(s.stream, x, d, arena, w, c);
+            else if (p->func == XMSS_FUNC_SHA512)
+                xmss_launches<SF_SHA512, false>(s.stream, x, d, arena, w, c);
+            else if (p->func == XMSS_FUNC_SHAKE128)
+                xmss_launches<SF_SHAKE128, false>(s.stream, x, d, arena, w, c);
+            else
+                xmss_launches<SF_SHAKE256, false>(s.stream, x, d, arena, w, c);
+        } else {
+            const hbs_lms_type *t = (const hbs_lms_type *)j0.set;
+            const hbs_lmots_type *o = j0.ots;
+            const lv_set l = {o->n, o->p, o->w, o->ls, t->h};
+            if (o->hash == HBS_LMS_HASH_SHA256 && o->n == 32)
+                lms_launches<SF_SHA256, 8>(s.stream, l, d, arena, w, c);
+            else if (o->hash == HBS_LMS_HASH_SHA256)
+                lms_launches<SF_SHA256, 6>(s.stream, l, d, arena, w, c);
+            else
+                lms_launches<SF_SHAKE256, 0>(s.stream, l, d, arena, w, c);
+        }
+        HBS_CUDA(cudaGetLastError());
     }
-    HBS_CUDA(cudaGetLastError());
     return HBS_OK;
 }
 
 static bool same_set(const sfv_job &a, const sfv_job &b) { return a.set == b.set && a.ots == b.ots; }
+
+/* Sorts the jobs by set; returns the scratch their launch groups need. */
+static size_t sort_jobs(std::vector<sfv_job> &jobs)
+{
+    std::stable_sort(jobs.begin(), jobs.end(), [](const sfv_job &a, const sfv_job &b) {
+        if (a.set != b.set)
+            return (uintptr_t)a.set < (uintptr_t)b.set;
+        return (uintptr_t)a.ots < (uintptr_t)b.ots;
+    });
+    size_t need = 0;
+    for (size_t first = 0; first < jobs.size();) {
+        size_t end = first + 1, chains, n;
+        while (end < jobs.size() && same_set(jobs[end], jobs[first]))
+            end++;
+        job_shape(jobs[first], &chains, &n);
+        need = std::max(need, scratch_bytes(std::min(end - first, (size_t)SFV_GROUP_JOBS), chains, n));
+        first = end;
+    }
+    return need;
+}
 
 /* Packs a stage's jobs, copies them over, runs a launch per set and copies the verdicts
  * back, all queued on the stage's stream. */
 static int stage_run(sfv_stage &s)
 {
     const size_t nj = s.jobs.size();
-    std::stable_sort(s.jobs.begin(), s.jobs.end(), [](const sfv_job &a, const sfv_job &b) {
-        if (a.set != b.set)
-            return (uintptr_t)a.set < (uintptr_t)b.set;
-        return (uintptr_t)a.ots < (uintptr_t)b.ots;
-    });
     uint64_t *pk_off = (uint64_t *)s.host, *sig_off = pk_off + nj, *msg_off = sig_off + nj;
     uint32_t *msg_len = (uint32_t *)(msg_off + nj);
     uint8_t *ok = (uint8_t *)(msg_len + nj);
@@ -274,13 +372,14 @@ static int stage_collect(sfv_stage &s, int *results)
     return HBS_OK;
 }
 
-/* LMS/HSS signatures are judged by the CPU verifier for now: on the H200 the LMS kernel
- * rejected valid signatures that a host emulation of the same code accepts (see
- * stateful_verify_kernels.cuh). HBS_GPU_LMS_VERIFY=1 sends them to the kernel, to
- * investigate. */
+/* LMS/HSS items go to the GPU unless HBS_GPU_LMS_VERIFY=0 keeps them on the CPU verifier
+ * (same verdicts; a way around a GPU or driver that computes them wrong). */
 static bool lms_on_gpu()
 {
-    static const bool on = getenv("HBS_GPU_LMS_VERIFY") != nullptr;
+    static const bool on = [] {
+        const char *v = getenv("HBS_GPU_LMS_VERIFY");
+        return !v || strcmp(v, "0") != 0;
+    }();
     return on;
 }
 
@@ -356,9 +455,10 @@ static int verify_chunks(device_ctx *d, hbs_stateful_family family, int *results
     st[1].stream = d->side;
     for (int k = 0; k < 2; k++) {
         st[k].busy = false;
-        st[k].host = st[k].dev = nullptr;
+        st[k].host = st[k].dev = st[k].scratch = nullptr;
         st[k].cap = 0;
     }
+    size_t scratch_cap[2] = {0, 0};
     for (size_t from = 0, c = 0; from < count; from += SFV_CHUNK_ITEMS, c++) {
         const size_t to = std::min(count, from + (size_t)SFV_CHUNK_ITEMS);
         sfv_stage &s = st[c & 1];
@@ -369,15 +469,17 @@ static int verify_chunks(device_ctx *d, hbs_stateful_family family, int *results
         if (jobs.empty())
             continue;
         s.jobs.swap(jobs);
-        const size_t need = stage_bytes(s.jobs);
-        if (need > s.cap) {
+        const size_t need = stage_bytes(s.jobs), scratch = sort_jobs(s.jobs);
+        if (need > s.cap || scratch > scratch_cap[c & 1]) {
             /* a buffer may move: nothing of the other stage may be in flight on it */
             if ((err = stage_collect(st[(c + 1) & 1], results)))
                 return err;
             if ((err = host_buf(d, SFV_HOST + (c & 1), need, (void **)&s.host)) ||
-                (err = dev_buf(d, SFV_DEV + (c & 1), need, (void **)&s.dev)))
+                (err = dev_buf(d, SFV_DEV + (c & 1), need, (void **)&s.dev)) ||
+                (err = dev_buf(d, SFV_SCRATCH + (c & 1), scratch, (void **)&s.scratch)))
                 return err;
-            s.cap = need;
+            s.cap = std::max(s.cap, need);
+            scratch_cap[c & 1] = std::max(scratch_cap[c & 1], scratch);
         }
         if ((err = stage_run(s)))
             return err;

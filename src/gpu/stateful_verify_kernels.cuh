@@ -1,8 +1,23 @@
-/* Kernels of batch verification of the stateful schemes: one thread per XMSS / XMSS^MT
- * signature (all its layers), one thread per LMS signature (one level of an HSS signature;
- * the host ANDs the levels). The host has parsed and length-checked everything, so a thread
- * reads only inside its item. Items live in one byte arena; what locates them is kept as
- * structure of arrays (one array per field), so the loads of a warp coalesce. */
+/* Kernels of batch verification of the stateful schemes, one stage of the work per launch
+ * so that every stage has a thread per piece of work:
+ *
+ *   start     a thread per job: the message digest (XMSS H_msg, LMS Q)
+ *   digits    a thread per job: the one-time signature's digits, counted per digit value
+ *   scan      one thread: where each digit value's chains start in the task list
+ *   scatter   a thread per job: its chains into the task list, grouped by digit
+ *   chains    a thread per chain, longest chains first: the chain's remaining steps
+ *   ltree     (XMSS) a thread per pair of nodes, one launch per level of the L-tree
+ *   path      (XMSS) a thread per job: up the authentication path; the root is the next
+ *             layer's message, or compared with the public key on the last layer
+ *   finish    (LMS) a thread per job: K, the leaf, up the path, compared with the key
+ *
+ * A job is one XMSS / XMSS^MT signature (all its layers, one after the other) or one level
+ * of an HSS signature (the host ANDs the levels). Chains are grouped by digit because a
+ * warp runs as long as its longest chain: sorted, the 32 chains of a warp have the same
+ * length, and the long ones are started first. The host has parsed and length-checked
+ * every job, so a thread reads only inside its job's bytes. Items live in one byte arena;
+ * what locates them is kept as structure of arrays (one array per field), so the loads of
+ * a warp coalesce. */
 #ifndef HBS_GPU_STATEFUL_VERIFY_KERNELS_CUH
 #define HBS_GPU_STATEFUL_VERIFY_KERNELS_CUH
 
@@ -13,8 +28,10 @@
 
 namespace hbs_gpu {
 
-#define XMSS_GPU_MAX_LEN 131     /* WOTS+ chains of an n = 64 set */
-#define HBS_GPU_LMOTS_MAX_P 265  /* LM-OTS chains of W1 with n = 32 */
+#define XMSS_GPU_MAX_LEN 131    /* WOTS+ chains of an n = 64 set */
+#define HBS_GPU_LMOTS_MAX_P 265 /* LM-OTS chains of W1 with n = 32 */
+#define SFV_BUCKETS 256         /* digit values: LM-OTS W8 has 256 */
+#define SFV_CHAIN_BITS 9        /* a task is job << 9 | chain */
 
 /* Where job t's bytes are in the arena, and its verdict (1 valid, 0 not). For LMS, pk is
  * the bare LMS public key and sig the bare LMS signature of one level. */
@@ -22,6 +39,16 @@ struct sfv_jobs {
     const uint64_t *pk_off, *sig_off, *msg_off;
     const uint32_t *msg_len;
     uint8_t *ok;
+};
+
+/* Device scratch of one launch group, per job: node (64 bytes: the value the current
+ * layer signs), mid (XMSS SHA-256 n = 32: the PRF midstate of its PUB_SEED), dig (its
+ * digits), ends[0] and ends[1] (chain ends, then the L-tree's levels in turn); and the
+ * task list and the bucket counters (hist[b], then the cursors at SFV_BUCKETS + b). */
+struct sfv_scratch {
+    uint8_t *node, *dig, *ends[2];
+    uint32_t *mid, *tasks, *hist;
+    uint32_t stride; /* chains per job */
 };
 
 /* One XMSS parameter set (every job of a launch uses it). */
@@ -34,6 +61,8 @@ struct lv_set {
     uint32_t n, p, w, ls, h;
 };
 
+__device__ __forceinline__ uint32_t sfv_thread() { return blockIdx.x * blockDim.x + threadIdx.x; }
+
 __device__ __forceinline__ uint64_t sfv_index(const uint8_t *sig, unsigned bytes)
 {
     uint64_t idx = 0;
@@ -41,6 +70,61 @@ __device__ __forceinline__ uint64_t sfv_index(const uint8_t *sig, unsigned bytes
         idx = idx << 8 | sig[b];
     return idx;
 }
+
+/* ---- shared stages ---- */
+
+__global__ void sfv_clear(uint32_t *hist)
+{
+    if (sfv_thread() == 0)
+        for (int b = 0; b < 2 * SFV_BUCKETS; b++)
+            hist[b] = 0;
+}
+
+/* Adds the digits dg[0..len) of one job to the bucket counts. */
+__device__ void sfv_count(const uint8_t *dg, uint32_t len, uint32_t buckets, uint32_t *hist)
+{
+    for (uint32_t b = 0; b < buckets; b++) {
+        uint32_t c = 0;
+        for (uint32_t i = 0; i < len; i++)
+            c += dg[i] == b;
+        if (c)
+            atomicAdd(&hist[b], c);
+    }
+}
+
+/* The cursors from the counts, which are cleared for the next layer. */
+__global__ void sfv_scan(uint32_t *hist, uint32_t buckets)
+{
+    if (sfv_thread() != 0)
+        return;
+    uint32_t at = 0;
+    for (uint32_t b = 0; b < buckets; b++) {
+        hist[SFV_BUCKETS + b] = at;
+        at += hist[b];
+        hist[b] = 0;
+    }
+}
+
+__global__ void sfv_scatter(sfv_scratch w, uint32_t len, uint32_t buckets, uint32_t count)
+{
+    const uint32_t t = sfv_thread();
+    if (t >= count)
+        return;
+    const uint8_t *dg = w.dig + (size_t)t * w.stride;
+    for (uint32_t b = 0; b < buckets; b++) {
+        uint32_t c = 0;
+        for (uint32_t i = 0; i < len; i++)
+            c += dg[i] == b;
+        if (c == 0)
+            continue;
+        uint32_t at = atomicAdd(&w.hist[SFV_BUCKETS + b], c);
+        for (uint32_t i = 0; i < len; i++)
+            if (dg[i] == b)
+                w.tasks[at++] = t << SFV_CHAIN_BITS | i;
+    }
+}
+
+/* ---- XMSS / XMSS^MT ---- */
 
 /* H_msg(r || root || toByte(idx, n), M) = Hash(toByte(2, padlen) || r || root ||
  * toByte(idx, n) || M), n bytes. */
@@ -66,308 +150,374 @@ __device__ void xv_hash_msg(uint8_t *out, const xv_set &s, const uint8_t *r, con
     h.finish(out, s.n);
 }
 
-/* The len base-16 digits of an n-byte value: 2n message digits, then the 3 checksum
- * digits (as hbs_xmss_wots_digits). */
-__device__ __forceinline__ void xv_digits(uint8_t *dg, const uint8_t *v, unsigned len1)
-{
-    unsigned csum = 0;
-    for (unsigned i = 0; i < len1; i++) {
-        dg[i] = (uint8_t)((v[i / 2] >> (i % 2 ? 0 : 4)) & 15);
-        csum += 15u - dg[i];
-    }
-    dg[len1] = (uint8_t)((csum >> 8) & 15);
-    dg[len1 + 1] = (uint8_t)((csum >> 4) & 15);
-    dg[len1 + 2] = (uint8_t)(csum & 15);
-}
-
-/* Any hash, any n: byte addresses and the byte-stream PRF / F / H of stateful_device.cuh.
- * MAXB is the largest len * n of the hash's sets (the L-tree works in local memory). */
-template <int F, int MAXB>
-__global__ void xmss_verify_generic(xv_set s, sfv_jobs j, const uint8_t *arena, uint32_t count)
-{
-    const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
-    if (t >= count)
-        return;
-    const uint8_t *pk = arena + j.pk_off[t], *sig = arena + j.sig_off[t];
-    const uint32_t n = s.n, H = s.tree_h;
-    xmss_args x;
-    uint8_t node[64], dg[XMSS_GPU_MAX_LEN], adrs[32], ends[MAXB];
-    for (unsigned k = 0; k < n; k++)
-        x.pub_seed[k] = pk[4 + n + k];
-    x.n = n;
-    x.padlen = s.padlen;
-    x.len = s.len;
-    uint64_t idx = sfv_index(sig, s.idx_bytes);
-    const uint8_t *p = sig + s.idx_bytes;
-    xv_hash_msg<F>(node, s, p, pk + 4, idx, arena + j.msg_off[t], j.msg_len[t]);
-    p += n;
-    for (uint32_t layer = 0; layer < s.d; layer++) {
-        const uint32_t leaf = (uint32_t)(idx & ((1u << H) - 1));
-        const uint64_t tree = idx >> H;
-        xv_digits(dg, node, s.len1);
-        for (uint32_t i = 0; i < s.len; i++) {
-            uint8_t *v = ends + i * n;
-            for (unsigned k = 0; k < n; k++)
-                v[k] = p[i * n + k];
-            for (int b = 0; b < 32; b++)
-                adrs[b] = 0;
-            adrs_set(adrs, 0, layer);
-            adrs_set(adrs, 1, (uint32_t)(tree >> 32));
-            adrs_set(adrs, 2, (uint32_t)tree);
-            adrs_set(adrs, 4, leaf);
-            adrs_set(adrs, 5, i);
-            for (uint32_t st = dg[i]; st < 15; st++) {
-                adrs_set(adrs, 6, st);
-                x_thash<F>(v, x, adrs, v, 1);
-            }
-        }
-        /* the L-tree, in place */
-        for (int b = 0; b < 32; b++)
-            adrs[b] = 0;
-        adrs_set(adrs, 0, layer);
-        adrs_set(adrs, 1, (uint32_t)(tree >> 32));
-        adrs_set(adrs, 2, (uint32_t)tree);
-        adrs_set(adrs, 3, 1);
-        adrs_set(adrs, 4, leaf);
-        uint32_t l = s.len;
-        for (uint32_t height = 0; l > 1; height++) {
-            const uint32_t parents = l / 2;
-            adrs_set(adrs, 5, height);
-            for (uint32_t i = 0; i < parents; i++) {
-                adrs_set(adrs, 6, i);
-                x_thash<F>(ends + i * n, x, adrs, ends + 2 * i * n, 2);
-            }
-            if (l & 1)
-                for (unsigned k = 0; k < n; k++)
-                    ends[parents * n + k] = ends[(l - 1) * n + k];
-            l -= parents;
-        }
-        /* up the tree along the authentication path */
-        const uint8_t *auth = p + (size_t)s.len * n;
-        uint8_t pair[128];
-        for (unsigned k = 0; k < n; k++)
-            node[k] = ends[k];
-        adrs_set(adrs, 3, 2);
-        adrs_set(adrs, 4, 0);
-        for (uint32_t k = 0; k < H; k++) {
-            adrs_set(adrs, 5, k);
-            adrs_set(adrs, 6, leaf >> (k + 1));
-            const int right = (leaf >> k) & 1;
-            for (unsigned b = 0; b < n; b++) {
-                pair[(right ? n : 0) + b] = node[b];
-                pair[(right ? 0 : n) + b] = auth[k * n + b];
-            }
-            x_thash<F>(node, x, adrs, pair, 2);
-        }
-        p += (size_t)(s.len + H) * n;
-        idx >>= H;
-    }
-    uint8_t diff = 0;
-    for (unsigned k = 0; k < n; k++)
-        diff |= node[k] ^ pk[4 + k];
-    j.ok[t] = diff == 0;
-}
-
 __device__ __forceinline__ void words_be(uint32_t *w, const uint8_t *b, unsigned nw)
 {
     for (unsigned k = 0; k < nw; k++)
         w[k] = be32(b + 4 * k);
 }
 
-/* SHA-256 with n = 32 (padlen 32, len 67): the register-only F and H of stateful_device.cuh
- * from the PRF midstate of PUB_SEED. */
-__global__ void xmss_verify_sha256(xv_set s, sfv_jobs j, const uint8_t *arena, uint32_t count)
+/* Where a job is on `layer`: the leaf and tree there, and the layer's part of the
+ * signature (WOTS+ signature, then authentication path). */
+struct xv_pos {
+    uint32_t leaf;
+    uint64_t tree;
+    const uint8_t *part;
+};
+
+__device__ __forceinline__ xv_pos xv_locate(const xv_set &s, const uint8_t *sig, uint32_t layer)
 {
-    const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+    const uint64_t at = sfv_index(sig, s.idx_bytes) >> (layer * s.tree_h); /* h <= 60 */
+    xv_pos p;
+    p.leaf = (uint32_t)(at & ((1u << s.tree_h) - 1));
+    p.tree = at >> s.tree_h;
+    p.part = sig + s.idx_bytes + s.n + (size_t)layer * (s.len + s.tree_h) * s.n;
+    return p;
+}
+
+/* The byte-stream hashes want the set and PUB_SEED in an xmss_args. */
+__device__ __forceinline__ void xv_args(xmss_args &x, const xv_set &s, const uint8_t *pk)
+{
+    for (unsigned k = 0; k < s.n; k++)
+        x.pub_seed[k] = pk[4 + s.n + k];
+    x.n = s.n;
+    x.padlen = s.padlen;
+    x.len = s.len;
+}
+
+__device__ __forceinline__ void xv_adrs(uint8_t a[32], uint32_t layer, uint64_t tree,
+                                        uint32_t type, uint32_t w4, uint32_t w5, uint32_t w6)
+{
+    for (int b = 0; b < 32; b++)
+        a[b] = 0;
+    adrs_set(a, 0, layer);
+    adrs_set(a, 1, (uint32_t)(tree >> 32));
+    adrs_set(a, 2, (uint32_t)tree);
+    adrs_set(a, 3, type);
+    adrs_set(a, 4, w4);
+    adrs_set(a, 5, w5);
+    adrs_set(a, 6, w6);
+}
+
+/* H_msg, and the PRF midstate of toByte(3, 32) || PUB_SEED for the register hashes. */
+template <int F, bool REG>
+__global__ void xv_start(xv_set s, sfv_jobs j, const uint8_t *arena, sfv_scratch w,
+                         uint32_t count)
+{
+    const uint32_t t = sfv_thread();
     if (t >= count)
         return;
     const uint8_t *pk = arena + j.pk_off[t], *sig = arena + j.sig_off[t];
-    const uint32_t H = s.tree_h;
-    uint32_t mid[8], w[16], node[8], a[8], ends[67 * 8];
-    uint8_t nb[32], dg[67];
-    /* PRF midstate: toByte(3, 32) || PUB_SEED */
-    for (int k = 0; k < 7; k++)
-        w[k] = 0;
-    w[7] = 3;
-    words_be(w + 8, pk + 36, 8);
-    sha256_iv(mid);
-    sf_compress256(mid, w);
-    uint64_t idx = sfv_index(sig, s.idx_bytes);
-    const uint8_t *p = sig + s.idx_bytes;
-    xv_hash_msg<SF_SHA256>(nb, s, p, pk + 4, idx, arena + j.msg_off[t], j.msg_len[t]);
-    p += 32;
-    for (uint32_t layer = 0; layer < s.d; layer++) {
-        const uint32_t leaf = (uint32_t)(idx & ((1u << H) - 1));
-        const uint64_t tree = idx >> H;
-        xv_digits(dg, nb, 64);
-        a[0] = layer;
-        a[1] = (uint32_t)(tree >> 32);
-        a[2] = (uint32_t)tree;
-        a[3] = 0;
-        a[4] = leaf;
-        for (uint32_t i = 0; i < 67; i++) {
-            uint32_t *v = ends + i * 8;
-            words_be(v, p + i * 32, 8);
-            a[5] = i;
+    xv_hash_msg<F>(w.node + (size_t)t * 64, s, sig + s.idx_bytes, pk + 4,
+                   sfv_index(sig, s.idx_bytes), arena + j.msg_off[t], j.msg_len[t]);
+    if constexpr (REG) {
+        uint32_t m[16], st[8];
+        for (int k = 0; k < 7; k++)
+            m[k] = 0;
+        m[7] = 3;
+        words_be(m + 8, pk + 36, 8);
+        sha256_iv(st);
+        sf_compress256(st, m);
+        for (int k = 0; k < 8; k++)
+            w.mid[(size_t)t * 8 + k] = st[k];
+    }
+}
+
+/* The len base-16 digits of the node: 2n message digits, then the 3 checksum digits (as
+ * hbs_xmss_wots_digits). */
+__global__ void xv_digits(xv_set s, sfv_scratch w, uint32_t count)
+{
+    const uint32_t t = sfv_thread();
+    if (t >= count)
+        return;
+    const uint8_t *v = w.node + (size_t)t * 64;
+    uint8_t *dg = w.dig + (size_t)t * w.stride;
+    unsigned csum = 0;
+    for (unsigned i = 0; i < s.len1; i++) {
+        const uint8_t d = (uint8_t)((v[i / 2] >> (i % 2 ? 0 : 4)) & 15);
+        dg[i] = d;
+        csum += 15u - d;
+    }
+    dg[s.len1] = (uint8_t)((csum >> 8) & 15);
+    dg[s.len1 + 1] = (uint8_t)((csum >> 4) & 15);
+    dg[s.len1 + 2] = (uint8_t)(csum & 15);
+    sfv_count(dg, s.len, 16, w.hist);
+}
+
+template <int F, bool REG>
+__global__ void xv_chains(xv_set s, sfv_jobs j, const uint8_t *arena, sfv_scratch w,
+                          uint32_t layer, uint32_t ntasks)
+{
+    const uint32_t t = sfv_thread();
+    if (t >= ntasks)
+        return;
+    const uint32_t task = w.tasks[t], job = task >> SFV_CHAIN_BITS,
+                   c = task & ((1u << SFV_CHAIN_BITS) - 1);
+    const uint8_t *pk = arena + j.pk_off[job], *sig = arena + j.sig_off[job];
+    const xv_pos at = xv_locate(s, sig, layer);
+    const uint32_t first = w.dig[(size_t)job * w.stride + c], n = s.n;
+    const uint8_t *in = at.part + (size_t)c * n;
+    uint8_t *out = w.ends[0] + ((size_t)job * w.stride + c) * n;
+    if constexpr (REG) {
+        uint32_t v[8], mid[8], a[8] = {layer, (uint32_t)(at.tree >> 32), (uint32_t)at.tree, 0,
+                                       at.leaf, c, 0, 0};
+        words_be(v, in, 8);
+        for (int k = 0; k < 8; k++)
+            mid[k] = w.mid[(size_t)job * 8 + k];
 #pragma unroll 1
-            for (uint32_t st = dg[i]; st < 15; st++) {
-                a[6] = st;
-                x256_f(v, mid, a);
-            }
-        }
-        a[3] = 1;
-        uint32_t l = 67;
-        for (uint32_t height = 0; l > 1; height++) {
-            const uint32_t parents = l / 2;
-            a[5] = height;
-            for (uint32_t i = 0; i < parents; i++) {
-                uint32_t lv[8], rv[8];
-                for (int k = 0; k < 8; k++) {
-                    lv[k] = ends[2 * i * 8 + k];
-                    rv[k] = ends[(2 * i + 1) * 8 + k];
-                }
-                a[6] = i;
-                x256_h(ends + i * 8, mid, a, lv, rv);
-            }
-            if (l & 1)
-                for (int k = 0; k < 8; k++)
-                    ends[parents * 8 + k] = ends[(l - 1) * 8 + k];
-            l -= parents;
+        for (uint32_t st = first; st < 15; st++) {
+            a[6] = st;
+            x256_f(v, mid, a);
         }
         for (int k = 0; k < 8; k++)
-            node[k] = ends[k];
-        const uint8_t *auth = p + 67 * 32;
-        a[3] = 2;
-        a[4] = 0;
+            put_be32(out + 4 * k, v[k]);
+    } else {
+        xmss_args x;
+        uint8_t adrs[32], v[64];
+        xv_args(x, s, pk);
+        xv_adrs(adrs, layer, at.tree, 0, at.leaf, c, 0);
+        for (unsigned k = 0; k < n; k++)
+            v[k] = in[k];
+        for (uint32_t st = first; st < 15; st++) {
+            adrs_set(adrs, 6, st);
+            x_thash<F>(v, x, adrs, v, 1);
+        }
+        for (unsigned k = 0; k < n; k++)
+            out[k] = v[k];
+    }
+}
+
+/* One level of the L-tree: l nodes in ends[from] become (l + 1) / 2 in the other buffer
+ * (an odd last node moves up unhashed). */
+template <int F, bool REG>
+__global__ void xv_ltree(xv_set s, sfv_jobs j, const uint8_t *arena, sfv_scratch w,
+                         uint32_t layer, uint32_t l, uint32_t height, int from, uint32_t count)
+{
+    const uint32_t per = (l + 1) / 2;
+    const uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= (uint64_t)count * per)
+        return;
+    const uint32_t job = (uint32_t)(t / per), i = (uint32_t)(t % per), n = s.n;
+    const uint8_t *in = w.ends[from] + (size_t)job * w.stride * n;
+    uint8_t *out = w.ends[from ^ 1] + ((size_t)job * w.stride + i) * n;
+    if (2 * i + 1 >= l) {
+        for (unsigned k = 0; k < n; k++)
+            out[k] = in[(size_t)(l - 1) * n + k];
+        return;
+    }
+    const uint8_t *pk = arena + j.pk_off[job], *sig = arena + j.sig_off[job];
+    const xv_pos at = xv_locate(s, sig, layer);
+    if constexpr (REG) {
+        uint32_t mid[8], lw[8], rw[8], r[8], a[8] = {layer, (uint32_t)(at.tree >> 32),
+                                                     (uint32_t)at.tree, 1, at.leaf, height, i, 0};
+        for (int k = 0; k < 8; k++)
+            mid[k] = w.mid[(size_t)job * 8 + k];
+        words_be(lw, in + (size_t)2 * i * 32, 8);
+        words_be(rw, in + (size_t)(2 * i + 1) * 32, 8);
+        x256_h(r, mid, a, lw, rw);
+        for (int k = 0; k < 8; k++)
+            put_be32(out + 4 * k, r[k]);
+    } else {
+        xmss_args x;
+        uint8_t adrs[32], pair[128], r[64];
+        xv_args(x, s, pk);
+        xv_adrs(adrs, layer, at.tree, 1, at.leaf, height, i);
+        for (unsigned k = 0; k < 2 * n; k++)
+            pair[k] = in[(size_t)2 * i * n + k];
+        x_thash<F>(r, x, adrs, pair, 2);
+        for (unsigned k = 0; k < n; k++)
+            out[k] = r[k];
+    }
+}
+
+/* Up the authentication path from the L-tree's root (in ends[from]); on the last layer the
+ * root is compared with the public key's. */
+template <int F, bool REG>
+__global__ void xv_path(xv_set s, sfv_jobs j, const uint8_t *arena, sfv_scratch w,
+                        uint32_t layer, int from, uint32_t count)
+{
+    const uint32_t t = sfv_thread();
+    if (t >= count)
+        return;
+    const uint8_t *pk = arena + j.pk_off[t], *sig = arena + j.sig_off[t];
+    const xv_pos at = xv_locate(s, sig, layer);
+    const uint32_t n = s.n, H = s.tree_h;
+    const uint8_t *auth = at.part + (size_t)s.len * n;
+    const uint8_t *leaf = w.ends[from] + (size_t)t * w.stride * n;
+    uint8_t *node = w.node + (size_t)t * 64;
+    if constexpr (REG) {
+        uint32_t mid[8], cur[8], a[8] = {layer, (uint32_t)(at.tree >> 32), (uint32_t)at.tree,
+                                         2, 0, 0, 0, 0};
+        for (int k = 0; k < 8; k++)
+            mid[k] = w.mid[(size_t)t * 8 + k];
+        words_be(cur, leaf, 8);
         for (uint32_t k = 0; k < H; k++) {
             uint32_t sib[8], res[8];
-            words_be(sib, auth + k * 32, 8);
+            words_be(sib, auth + (size_t)k * 32, 8);
             a[5] = k;
-            a[6] = leaf >> (k + 1);
-            if ((leaf >> k) & 1)
-                x256_h(res, mid, a, sib, node);
+            a[6] = at.leaf >> (k + 1);
+            if ((at.leaf >> k) & 1)
+                x256_h(res, mid, a, sib, cur);
             else
-                x256_h(res, mid, a, node, sib);
+                x256_h(res, mid, a, cur, sib);
             for (int b = 0; b < 8; b++)
-                node[b] = res[b];
+                cur[b] = res[b];
         }
         for (int k = 0; k < 8; k++)
-            put_be32(nb + 4 * k, node[k]);
-        p += (67 + H) * 32;
-        idx >>= H;
+            put_be32(node + 4 * k, cur[k]);
+    } else {
+        xmss_args x;
+        uint8_t adrs[32], pair[128];
+        xv_args(x, s, pk);
+        xv_adrs(adrs, layer, at.tree, 2, 0, 0, 0);
+        for (unsigned b = 0; b < n; b++)
+            node[b] = leaf[b];
+        for (uint32_t k = 0; k < H; k++) {
+            adrs_set(adrs, 5, k);
+            adrs_set(adrs, 6, at.leaf >> (k + 1));
+            const int right = (at.leaf >> k) & 1;
+            for (unsigned b = 0; b < n; b++) {
+                pair[(right ? n : 0) + b] = node[b];
+                pair[(right ? 0 : n) + b] = auth[(size_t)k * n + b];
+            }
+            x_thash<F>(node, x, adrs, pair, 2);
+        }
     }
-    uint8_t diff = 0;
-    for (unsigned k = 0; k < 32; k++)
-        diff |= nb[k] ^ pk[4 + k];
-    j.ok[t] = diff == 0;
+    if (layer + 1 == s.d) {
+        uint8_t diff = 0;
+        for (unsigned k = 0; k < n; k++)
+            diff |= node[k] ^ pk[4 + k];
+        j.ok[t] = diff == 0;
+    }
 }
 
-/* a[i] = coef(Q || Cksm(Q), i, w) for i < p (RFC 8554 section 4.4). */
-__device__ __forceinline__ void lv_coefs(uint8_t *a, const uint8_t *Q, const lv_set &s)
-{
-    const unsigned w = s.w, per_byte = 8 / w, mask = (1u << w) - 1, u = s.n * per_byte;
-    uint8_t qs[34];
-    uint32_t sum = 0;
-    for (unsigned k = 0; k < s.n; k++)
-        qs[k] = Q[k];
-    for (unsigned i = 0; i < u; i++) {
-        a[i] = (uint8_t)((qs[i / per_byte] >> (8 - w * (i % per_byte + 1))) & mask);
-        sum += mask - a[i];
-    }
-    sum <<= s.ls;
-    qs[s.n] = (uint8_t)(sum >> 8);
-    qs[s.n + 1] = (uint8_t)sum;
-    for (unsigned i = u; i < s.p; i++)
-        a[i] = (uint8_t)((qs[i * w / 8] >> (8 - w * (i % per_byte + 1))) & mask);
-}
+/* ---- LMS (one HSS level) ---- */
 
-/* One LMS signature (RFC 8554 Algorithms 4b and 6a): candidate public key from the LM-OTS
- * signature, leaf, root along the path, compared with the key's T[1]. NW > 0: SHA-256 chain
- * steps in registers (n = 4 * NW); NW = 0: byte streams of hash F. */
-template <int F, int NW>
-__global__ void lms_verify_kernel(lv_set s, sfv_jobs j, const uint8_t *arena, uint32_t count)
+/* Q = H(I || u32str(q) || u16str(D_MESG) || C || message). */
+template <int F>
+__global__ void lv_start(lv_set s, sfv_jobs j, const uint8_t *arena, sfv_scratch w,
+                         uint32_t count)
 {
-    const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+    const uint32_t t = sfv_thread();
     if (t >= count)
         return;
     const uint8_t *pk = arena + j.pk_off[t], *sig = arena + j.sig_off[t];
-    const uint8_t *I = pk + 8, *C = sig + 8, *y = sig + 8 + s.n;
-    const uint32_t n = s.n, q = be32(sig), top = (1u << s.w) - 1;
-    uint8_t head[23 + 64], Q[32], a[HBS_GPU_LMOTS_MAX_P];
+    uint8_t head[22];
     typename stream_of<F>::type h;
     for (int k = 0; k < 16; k++)
-        head[k] = I[k];
-    put_be32(head + 16, q);
+        head[k] = pk[8 + k];
+    for (int k = 0; k < 4; k++)
+        head[16 + k] = sig[k];
     head[20] = 0x81;
     head[21] = 0x81;
     h.init();
     h.absorb(head, 22);
-    h.absorb(C, n);
+    h.absorb(sig + 8, s.n);
     h.absorb(arena + j.msg_off[t], j.msg_len[t]);
-    h.finish(Q, n);
-    lv_coefs(a, Q, s);
-    /* the chain ends z[0..p-1] are kept, and K = H(I || q || D_PBLC || z[0] || ... ||
-     * z[p-1]) hashed after the chains: one hash stream is live at a time (with the
-     * running K stream live across the chains' own hashes the kernel gave wrong results
-     * on sm_90) */
-    uint8_t zs[HBS_GPU_LMOTS_MAX_P * 32];
-    uint32_t Iw[4], pre[8];
+    h.finish(w.node + (size_t)t * 64, s.n);
+}
+
+/* a[i] = coef(Q || Cksm(Q), i, w) for i < p (RFC 8554 section 4.4). */
+__global__ void lv_digits(lv_set s, sfv_scratch w, uint32_t count)
+{
+    const uint32_t t = sfv_thread();
+    if (t >= count)
+        return;
+    const uint8_t *Q = w.node + (size_t)t * 64;
+    uint8_t *a = w.dig + (size_t)t * w.stride;
+    const unsigned wb = s.w, per_byte = 8 / wb, mask = (1u << wb) - 1, u = s.n * per_byte;
+    uint32_t sum = 0;
+    for (unsigned i = 0; i < u; i++) {
+        a[i] = (uint8_t)((Q[i / per_byte] >> (8 - wb * (i % per_byte + 1))) & mask);
+        sum += mask - a[i];
+    }
+    sum <<= s.ls;
+    for (unsigned i = u; i < s.p; i++) {
+        /* checksum bytes follow Q: byte n is sum >> 8, byte n + 1 the low byte */
+        const unsigned byte = i * wb / 8;
+        const uint32_t cb = byte == s.n ? (sum >> 8) & 0xff : sum & 0xff;
+        a[i] = (uint8_t)((cb >> (8 - wb * (i % per_byte + 1))) & mask);
+    }
+    sfv_count(a, s.p, 1u << wb, w.hist);
+}
+
+/* NW > 0: SHA-256 chain steps in registers (n = 4 * NW); NW = 0: byte streams of F. */
+template <int F, int NW>
+__global__ void lv_chains(lv_set s, sfv_jobs j, const uint8_t *arena, sfv_scratch w,
+                          uint32_t ntasks)
+{
+    const uint32_t t = sfv_thread();
+    if (t >= ntasks)
+        return;
+    const uint32_t task = w.tasks[t], job = task >> SFV_CHAIN_BITS,
+                   c = task & ((1u << SFV_CHAIN_BITS) - 1);
+    const uint8_t *pk = arena + j.pk_off[job], *sig = arena + j.sig_off[job];
+    const uint32_t n = s.n, q = be32(sig), top = (1u << s.w) - 1,
+                   first = w.dig[(size_t)job * w.stride + c];
+    const uint8_t *y = sig + 8 + n + (size_t)c * n;
+    uint8_t *out = w.ends[0] + ((size_t)job * w.stride + c) * n;
     if constexpr (NW > 0) {
-        for (int k = 0; k < 4; k++)
-            Iw[k] = be32(I + 4 * k);
+        uint32_t Iw[4], pre[8], v[NW];
+        words_be(Iw, pk + 8, 4);
         lms_prefix_rounds(pre, Iw, q);
-    }
-    for (uint32_t i = 0; i < s.p; i++) {
-        uint8_t *z = zs + i * n;
-        if constexpr (NW > 0) {
-            uint32_t v[NW];
-            for (int k = 0; k < NW; k++)
-                v[k] = be32(y + i * n + 4 * k);
+        words_be(v, y, NW);
 #pragma unroll 1
-            for (uint32_t st = a[i]; st < top; st++)
-                lms_step_sha256<NW>(pre, Iw, q, i, st, v);
-            for (int k = 0; k < NW; k++)
-                put_be32(z + 4 * k, v[k]);
-        } else {
-            uint8_t m[23 + 32];
-            for (int k = 0; k < 20; k++)
-                m[k] = head[k];
-            m[20] = (uint8_t)(i >> 8);
-            m[21] = (uint8_t)i;
-            for (uint32_t k = 0; k < n; k++)
-                m[23 + k] = y[i * n + k];
-            for (uint32_t st = a[i]; st < top; st++) {
-                m[22] = (uint8_t)st;
-                sf_hash<F>(m + 23, n, m, 23 + n);
-            }
-            for (uint32_t k = 0; k < n; k++)
-                z[k] = m[23 + k];
+        for (uint32_t st = first; st < top; st++)
+            lms_step_sha256<NW>(pre, Iw, q, c, st, v);
+        for (int k = 0; k < NW; k++)
+            put_be32(out + 4 * k, v[k]);
+    } else {
+        uint8_t m[23 + 32];
+        for (int k = 0; k < 16; k++)
+            m[k] = pk[8 + k];
+        put_be32(m + 16, q);
+        m[20] = (uint8_t)(c >> 8);
+        m[21] = (uint8_t)c;
+        for (uint32_t k = 0; k < n; k++)
+            m[23 + k] = y[k];
+        for (uint32_t st = first; st < top; st++) {
+            m[22] = (uint8_t)st;
+            sf_hash<F>(m + 23, n, m, 23 + n);
         }
+        for (uint32_t k = 0; k < n; k++)
+            out[k] = m[23 + k];
     }
-    typename stream_of<F>::type kh;
-    head[20] = 0x80;
-    head[21] = 0x80;
-    kh.init();
-    kh.absorb(head, 22);
-    kh.absorb(zs, s.p * n);
-    uint8_t node[22 + 64];
+}
+
+/* K = H(I || u32str(q) || u16str(D_PBLC) || z[0] || ... || z[p-1]), the leaf, up the path
+ * (RFC 8554 Algorithm 6a), compared with the key's T[1]. */
+template <int F>
+__global__ void lv_finish(lv_set s, sfv_jobs j, const uint8_t *arena, sfv_scratch w,
+                          uint32_t count)
+{
+    const uint32_t t = sfv_thread();
+    if (t >= count)
+        return;
+    const uint8_t *pk = arena + j.pk_off[t], *sig = arena + j.sig_off[t];
+    const uint32_t n = s.n, q = be32(sig);
+    uint8_t node[22 + 64], cur[32];
+    typename stream_of<F>::type h;
     for (int k = 0; k < 16; k++)
-        node[k] = I[k];
+        node[k] = pk[8 + k];
+    put_be32(node + 16, q);
+    node[20] = 0x80;
+    node[21] = 0x80;
+    h.init();
+    h.absorb(node, 22);
+    h.absorb(w.ends[0] + (size_t)t * w.stride * n, s.p * n);
     uint32_t r = (1u << s.h) + q;
     put_be32(node + 16, r);
     node[20] = 0x82;
     node[21] = 0x82;
-    kh.finish(node + 22, n);
-    uint8_t cur[32];
+    h.finish(node + 22, n);
     sf_hash<F>(cur, n, node, 22 + n);
-    const uint8_t *path = sig + 12 + n + s.p * n;
+    const uint8_t *path = sig + 12 + n + (size_t)s.p * n;
     for (uint32_t z = 0; z < s.h; z++, r >>= 1) {
         put_be32(node + 16, r >> 1);
         node[20] = 0x83;
         node[21] = 0x83;
         for (uint32_t k = 0; k < n; k++) {
             node[22 + ((r & 1) ? n : 0) + k] = cur[k];
-            node[22 + ((r & 1) ? 0 : n) + k] = path[z * n + k];
+            node[22 + ((r & 1) ? 0 : n) + k] = path[(size_t)z * n + k];
         }
         sf_hash<F>(cur, n, node, 22 + 2 * n);
     }

@@ -1,6 +1,6 @@
 /* Host emulation of the CUDA device dialect, enough to compile the stateful kernels
  * (src/gpu/stateful_*.cuh) with a C++ compiler: qualifiers vanish, the two intrinsics get
- * their documented meaning, and a kernel launch becomes a loop over blockIdx.x with
+ * their documented meaning (atomicAdd too), and a kernel launch becomes a loop over blockIdx.x with
  * blockDim.x = 1 (scripts/gpu-emulate.sh rewrites the <<<...>>> launches). For kernels
  * that use neither shared memory nor block barriers. */
 #pragma once
@@ -33,4 +33,12 @@ static inline uint32_t __byte_perm(uint32_t x, uint32_t y, uint32_t s)
     for (int i = 0; i < 4; i++)
         r |= (uint32_t)((v >> (8 * ((s >> (4 * i)) & 7))) & 0xff) << (8 * i);
     return r;
+}
+
+/* threads run one after another, so a plain add is atomic */
+static inline uint32_t atomicAdd(uint32_t *p, uint32_t v)
+{
+    const uint32_t old = *p;
+    *p = v + old;
+    return old;
 }
