@@ -17,9 +17,13 @@
  * tree over 2^16 leaves, or batches that would build more than 2^16 + 64 leaves per
  * signature, are signed by the CPU code instead (same bytes). */
 #include <cuda_runtime.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "core/leaf_engine.h"
@@ -31,6 +35,7 @@
 #include "hbs/xmss.h"
 #include "state/stateful_batch.h"
 extern "C" {
+#include "common/pool.h"
 #include "lms/lmots.h"
 #include "lms/params.h"
 #include "xmss/internal.h"
@@ -65,6 +70,49 @@ static unsigned sfs_blocks(uint64_t threads)
 {
     return (unsigned)((threads + SFS_THREADS - 1) / SFS_THREADS);
 }
+
+/* f(i) for every i < count over the library's thread pool. */
+template <typename F> static void par_for(size_t count, const F &f)
+{
+    hbs_parallel_for(
+        count, [](void *arg, size_t i) { (*(const F *)arg)(i); }, (void *)&f);
+}
+
+static double now_ms()
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* HBS_GPU_SIGN_TIMING=1: the time of every phase of a batch, one line on stderr. */
+struct sign_timer {
+    bool on = false;
+    double t0 = 0, last = 0;
+    std::string text;
+    sign_timer()
+    {
+        const char *v = getenv("HBS_GPU_SIGN_TIMING");
+        on = v && *v && strcmp(v, "0") != 0;
+        t0 = last = on ? now_ms() : 0;
+    }
+    void mark(const char *what)
+    {
+        if (!on)
+            return;
+        const double t = now_ms();
+        char b[96];
+        snprintf(b, sizeof b, "%s%s %.3f", text.empty() ? "" : ", ", what, t - last);
+        text += b;
+        last = t;
+    }
+    void report(size_t count, int err)
+    {
+        if (on)
+            fprintf(stderr, "hbs: gpu sign_many(%zu): %s ms; total %.3f ms%s\n", count,
+                    text.c_str(), now_ms() - t0, err ? " (failed)" : "");
+    }
+};
 
 /* Whether building every touched tree whole is worth it (else the CPU signs). */
 static bool trees_worth_it(unsigned max_h, uint64_t leaves, size_t count)
@@ -120,13 +168,36 @@ struct xtree {
     std::vector<uint8_t> nodes; /* level 0 (leaves) first, then each level up */
 };
 
-/* Node i of level z (0: leaves) of a tree of height H, n-byte nodes. */
-static const uint8_t *xnode(const xtree &t, unsigned H, size_t n, unsigned z, uint64_t i)
+/* Offset (in nodes) of level z (0: leaves) of a tree of height H. */
+static size_t xlevel(unsigned H, unsigned z)
 {
     size_t off = 0;
     for (unsigned k = 0; k < z; k++)
         off += (size_t)1 << (H - k);
-    return t.nodes.data() + (off + i) * n;
+    return off;
+}
+
+/* Node i of level z (0: leaves) of a tree of height H, n-byte nodes. */
+static const uint8_t *xnode(const xtree &t, unsigned H, size_t n, unsigned z, uint64_t i)
+{
+    return t.nodes.data() + (xlevel(H, z) + i) * n;
+}
+
+/* The inner nodes of every tree from its leaves, level by level, each level's nodes of all
+ * trees spread over the thread pool in runs of up to 64. */
+static void xmss_inner(const xmss_ctx *c, std::vector<xtree> &trees, unsigned H, size_t n)
+{
+    for (unsigned z = 1; z <= H; z++) {
+        const size_t per = (size_t)1 << (H - z), run = per < 64 ? per : 64, runs = per / run;
+        const size_t below = xlevel(H, z - 1), at = xlevel(H, z);
+        par_for(trees.size() * runs, [&](size_t w) {
+            xtree &t = trees[w / runs];
+            const size_t first = (w % runs) * run;
+            hbs_xmss_tree_nodes(c, t.nodes.data() + (at + first) * n,
+                                t.nodes.data() + (below + 2 * first) * n, t.layer, t.tree, z,
+                                (uint32_t)first, run);
+        });
+    }
 }
 
 /* Every touched tree: leaves from the engine (up to 12 trees a call), inner nodes here. */
@@ -142,10 +213,10 @@ static int xmss_build(const hbs_leaf_engine *e, const xmss_ctx *c, const hbs_xms
         return HBS_ERR_UNSUPPORTED;
     for (xtree &t : trees)
         t.nodes.resize((2 * leaves - 1) * n);
+    std::vector<uint8_t> out(per_call * leaves * n);
     for (size_t at = 0; at < trees.size(); at += per_call) {
         const size_t m = trees.size() - at < per_call ? trees.size() - at : per_call;
         hbs_xmss_leaf_job jobs[12];
-        std::vector<uint8_t> out(m * leaves * n);
         for (size_t k = 0; k < m; k++) {
             jobs[k].func = p->func;
             jobs[k].n = p->n;
@@ -162,10 +233,7 @@ static int xmss_build(const hbs_leaf_engine *e, const xmss_ctx *c, const hbs_xms
         for (size_t k = 0; k < m; k++)
             memcpy(trees[at + k].nodes.data(), out.data() + k * leaves * n, leaves * n);
     }
-    for (xtree &t : trees)
-        for (unsigned z = 1; z <= H; z++)
-            hbs_xmss_tree_nodes(c, (uint8_t *)xnode(t, H, n, z, 0), xnode(t, H, n, z - 1, 0),
-                                t.layer, t.tree, z, 0, (size_t)1 << (H - z));
+    xmss_inner(c, trees, H, n);
     return HBS_OK;
 }
 
@@ -175,16 +243,10 @@ static void xmss_auth(const xtree &t, unsigned H, size_t n, uint32_t leaf, uint8
         memcpy(out + z * n, xnode(t, H, n, z, (leaf >> z) ^ 1), n);
 }
 
-/* Job arrays of WOTS+ signatures, packed: layer[], leaf[], tree[] (8-aligned), digits. */
-struct xjob_list {
-    std::vector<uint32_t> layer, leaf;
-    std::vector<uint64_t> tree;
-    std::vector<uint8_t> digits;
-};
-
 static int xmss_batch(device_ctx *d, const hbs_leaf_engine *e, const uint8_t *st, size_t stlen,
                       uint64_t first, uint8_t *sigs, size_t sb, const uint8_t *const *msgs,
-                      const size_t *msglens, size_t count, bool *cpu)
+                      const size_t *msglens, size_t count, bool *cpu, std::vector<xtree> &trees,
+                      unsigned *tree_h, size_t *node_n, sign_timer &tm)
 {
     const hbs_xmss_params *p;
     if (stlen < 24 || st[5] != 1)
@@ -212,7 +274,8 @@ static int xmss_batch(device_ctx *d, const hbs_leaf_engine *e, const uint8_t *st
     }
     xmss_ctx c;
     hbs_xmss_ctx_init(&c, p, pub_seed, sk_seed);
-    std::vector<xtree> trees;
+    *tree_h = H;
+    *node_n = n;
     std::vector<size_t> layer_at(D);
     for (unsigned j = 0; j < D; j++) {
         layer_at[j] = trees.size();
@@ -223,46 +286,50 @@ static int xmss_batch(device_ctx *d, const hbs_leaf_engine *e, const uint8_t *st
             trees.push_back(x);
         }
     }
-    int err = xmss_build(e, &c, p, sk_seed, pub_seed, trees);
     /* the jobs: one per message (bottom), then one per tree below the top */
-    xjob_list J;
-    size_t njobs = 0;
-    uint8_t dg[XMSS_MAX_LEN], digest[XMSS_MAX_N];
-    for (size_t i = 0; i < count && !err; i++, njobs++) {
+    size_t nupper = 0;
+    std::vector<size_t> upper_at(D, 0);
+    for (unsigned j = 1; j < D; j++) {
+        upper_at[j] = count + nupper;
+        nupper += (size_t)(tlast[j - 1] - tfirst[j - 1] + 1);
+    }
+    const size_t njobs = count + nupper;
+    const size_t a_layer = 0, a_leaf = 4 * njobs, a_tree = (8 * njobs + 7) & ~(size_t)7,
+                 a_dig = a_tree + 8 * njobs, total = a_dig + njobs * len;
+    std::vector<uint8_t> packed(total);
+    uint32_t *J_layer = (uint32_t *)(packed.data() + a_layer),
+             *J_leaf = (uint32_t *)(packed.data() + a_leaf);
+    uint64_t *J_tree = (uint64_t *)(packed.data() + a_tree);
+    uint8_t *J_dig = packed.data() + a_dig;
+    /* the messages' r, H_msg and digits, over the pool */
+    par_for(count, [&](size_t i) {
         const uint64_t G = first + i;
-        uint8_t *s = sigs + i * sb;
+        uint8_t *s = sigs + i * sb, digest[XMSS_MAX_N];
         for (unsigned b = 0; b < p->idx_bytes; b++)
             s[b] = (uint8_t)(G >> (8 * (p->idx_bytes - 1 - b)));
         hbs_xmss_prf_r(&c, s + p->idx_bytes, sk_prf, G);
         hbs_xmss_hash_msg(&c, digest, s + p->idx_bytes, root, G, msgs[i], msglens[i]);
-        hbs_xmss_wots_digits(p, dg, digest);
-        J.layer.push_back(0);
-        J.leaf.push_back((uint32_t)G & mask);
-        J.tree.push_back(G >> H);
-        J.digits.insert(J.digits.end(), dg, dg + len);
-    }
-    std::vector<size_t> upper_at(D, 0);
+        hbs_xmss_wots_digits(p, J_dig + i * len, digest);
+        J_layer[i] = 0;
+        J_leaf[i] = (uint32_t)G & mask;
+        J_tree[i] = G >> H;
+    });
+    tm.mark("messages");
+    int err = xmss_build(e, &c, p, sk_seed, pub_seed, trees);
+    tm.mark("trees");
     for (unsigned j = 1; j < D && !err; j++) {
-        upper_at[j] = njobs;
+        size_t job = upper_at[j];
         for (size_t k = layer_at[j - 1]; k < layer_at[j - 1] + (tlast[j - 1] - tfirst[j - 1] + 1);
-             k++, njobs++) {
+             k++, job++) {
             const xtree &below = trees[k];
-            hbs_xmss_wots_digits(p, dg, xnode(below, H, n, H, 0));
-            J.layer.push_back(j);
-            J.leaf.push_back((uint32_t)below.tree & mask);
-            J.tree.push_back(below.tree >> H);
-            J.digits.insert(J.digits.end(), dg, dg + len);
+            hbs_xmss_wots_digits(p, J_dig + job * len, xnode(below, H, n, H, 0));
+            J_layer[job] = j;
+            J_leaf[job] = (uint32_t)below.tree & mask;
+            J_tree[job] = below.tree >> H;
         }
     }
     std::vector<uint8_t> ots;
     if (!err) {
-        const size_t a_layer = 0, a_leaf = 4 * njobs, a_tree = (8 * njobs + 7) & ~(size_t)7,
-                     a_dig = a_tree + 8 * njobs, total = a_dig + njobs * len;
-        std::vector<uint8_t> packed(total);
-        memcpy(packed.data() + a_layer, J.layer.data(), 4 * njobs);
-        memcpy(packed.data() + a_leaf, J.leaf.data(), 4 * njobs);
-        memcpy(packed.data() + a_tree, J.tree.data(), 8 * njobs);
-        memcpy(packed.data() + a_dig, J.digits.data(), njobs * len);
         xmss_args x;
         memset(&x, 0, sizeof x);
         memcpy(x.pub_seed, pub_seed, n);
@@ -292,21 +359,24 @@ static int xmss_batch(device_ctx *d, const hbs_leaf_engine *e, const uint8_t *st
                                xmss_wots_sign_generic<SF_SHAKE256><<<b, SFS_THREADS, 0, d->stream>>>(x, j, nj, dout);
                        });
         hbs_memzero(&x, sizeof x);
+        tm.mark("one-time signatures");
     }
     /* assembly: idx || r || per layer, WOTS+ signature || authentication path */
-    for (size_t i = 0; i < count && !err; i++) {
-        const uint64_t G = first + i;
-        uint8_t *s = sigs + i * sb + p->idx_bytes + n;
-        for (unsigned j = 0; j < D; j++) {
-            const uint64_t below = j * H >= 64 ? 0 : G >> (j * H); /* this layer's leaf */
-            const uint64_t tree = below >> H;
-            const size_t job = j == 0 ? i : upper_at[j] + (size_t)((below) - tfirst[j - 1]);
-            memcpy(s, ots.data() + job * len * n, len * n);
-            xmss_auth(trees[layer_at[j] + (size_t)(tree - tfirst[j])], H, n,
-                      (uint32_t)below & mask, s + len * n);
-            s += (len + H) * n;
-        }
-    }
+    if (!err)
+        par_for(count, [&](size_t i) {
+            const uint64_t G = first + i;
+            uint8_t *s = sigs + i * sb + p->idx_bytes + n;
+            for (unsigned j = 0; j < D; j++) {
+                const uint64_t below = j * H >= 64 ? 0 : G >> (j * H); /* this layer's leaf */
+                const uint64_t tree = below >> H;
+                const size_t job = j == 0 ? i : upper_at[j] + (size_t)(below - tfirst[j - 1]);
+                memcpy(s, ots.data() + job * len * n, len * n);
+                xmss_auth(trees[layer_at[j] + (size_t)(tree - tfirst[j])], H, n,
+                          (uint32_t)below & mask, s + len * n);
+                s += (len + H) * n;
+            }
+        });
+    tm.mark("assembly");
     hbs_xmss_ctx_wipe(&c);
     return err;
 }
@@ -390,9 +460,15 @@ static int lms_build(const hbs_leaf_engine *e, const hss_view &v, ltree_t &t)
         if (err)
             return err;
     }
-    for (size_t lv = leaves / 2; lv >= 1; lv /= 2)
-        hbs_lms_nodes(lt, t.I, t.T.data() + (lv - 1) * m, t.T.data() + (2 * lv - 1) * m,
-                      (uint32_t)lv, lv);
+    /* the inner nodes level by level, each level in runs of up to 64 over the pool */
+    for (size_t lv = leaves / 2; lv >= 1; lv /= 2) {
+        const size_t run = lv < 64 ? lv : 64;
+        par_for(lv / run, [&](size_t w) {
+            const size_t r0 = lv + w * run; /* first node number of the run */
+            hbs_lms_nodes(lt, t.I, t.T.data() + (r0 - 1) * m, t.T.data() + (2 * r0 - 1) * m,
+                          (uint32_t)r0, run);
+        });
+    }
     sput32(t.pk, lt->code);
     sput32(t.pk + 4, o->code);
     memcpy(t.pk + 8, t.I, 16);
@@ -409,7 +485,8 @@ struct lsig {
 
 static int hss_batch(device_ctx *d, const hbs_leaf_engine *e, const uint8_t *st, size_t stlen,
                      uint64_t first, uint8_t *sigs, size_t sb, const uint8_t *const *msgs,
-                     const size_t *msglens, size_t count, bool *cpu)
+                     const size_t *msglens, size_t count, bool *cpu, std::vector<ltree_t> &trees,
+                     sign_timer &tm)
 {
     hss_view v;
     size_t off;
@@ -453,12 +530,11 @@ static int hss_batch(device_ctx *d, const hbs_leaf_engine *e, const uint8_t *st,
         *cpu = true;
         return HBS_OK;
     }
-    std::vector<ltree_t> trees;
     size_t level_at[HBS_HSS_MAX_LEVELS];
     int err = HBS_OK;
-    for (unsigned i = 0; i < v.L && !err; i++) {
+    for (unsigned i = 0; i < v.L; i++) {
         level_at[i] = trees.size();
-        for (uint64_t k = ifirst[i]; k <= ilast[i] && !err; k++) {
+        for (uint64_t k = ifirst[i]; k <= ilast[i]; k++) {
             trees.emplace_back();
             ltree_t &t = trees.back();
             t.level = i;
@@ -469,15 +545,13 @@ static int hss_batch(device_ctx *d, const hbs_leaf_engine *e, const uint8_t *st,
             } else {
                 hss_child(v, i, k, t.I, t.seed);
             }
-            err = lms_build(e, v, t);
         }
     }
     /* the signatures: the top L-1 levels sign each touched child tree's key, the bottom
      * level each message; upper ones go in per-tree scratch, bottom ones in place */
     std::vector<lsig> jobs;
     std::vector<std::vector<uint8_t>> upper(trees.size());
-    std::vector<uint8_t> a_all; /* digits, job-major */
-    for (unsigned i = 1; i < v.L && !err; i++)
+    for (unsigned i = 1; i < v.L; i++)
         for (size_t k = level_at[i]; k < level_at[i] + (ilast[i] - ifirst[i] + 1); k++) {
             const ltree_t &child = trees[k];
             const unsigned pl = i - 1;
@@ -490,25 +564,30 @@ static int hss_batch(device_ctx *d, const hbs_leaf_engine *e, const uint8_t *st,
             jobs.push_back(s);
         }
     const size_t nupper = jobs.size();
-    for (size_t m = 0; m < count && !err; m++) {
+    jobs.resize(nupper + count);
+    std::vector<size_t> dig_at(jobs.size() + 1, 0);
+    {
         const unsigned b = v.L - 1;
-        const uint64_t G = first + m;
-        lsig s;
-        s.tree = level_at[b] + (size_t)((G >> v.lms[b]->h) - ifirst[b]);
-        s.q = (uint32_t)(G & ((1u << v.lms[b]->h) - 1));
-        s.out = sigs + m * sb + sb - hbs_lms_sig_bytes(v.lms[b], v.ots[b]);
-        jobs.push_back(s);
+        const size_t bottom_sig = hbs_lms_sig_bytes(v.lms[b], v.ots[b]);
+        for (size_t m = 0; m < count; m++) {
+            const uint64_t G = first + m;
+            lsig &s = jobs[nupper + m];
+            s.tree = level_at[b] + (size_t)((G >> v.lms[b]->h) - ifirst[b]);
+            s.q = (uint32_t)(G & ((1u << v.lms[b]->h) - 1));
+            s.out = sigs + m * sb + sb - bottom_sig;
+        }
     }
-    /* C, Q and the digits on the host; q, types and paths written now */
-    for (size_t k = 0; k < jobs.size() && !err; k++) {
+    for (size_t k = 0; k < jobs.size(); k++)
+        dig_at[k + 1] = dig_at[k] + v.ots[trees[jobs[k].tree].level]->p;
+    std::vector<uint8_t> a_all(dig_at[jobs.size()]); /* digits, job-major */
+    /* C, Q and the digits of job k on the host; q and the types written now */
+    auto prepare = [&](size_t k) {
         const lsig &s = jobs[k];
         const ltree_t &t = trees[s.tree];
-        const hbs_lms_type *lt = v.lms[t.level];
         const hbs_lmots_type *o = v.ots[t.level];
-        const size_t ots_len = hbs_lmots_sig_bytes(o);
         const uint8_t *msg;
         size_t mlen;
-        uint8_t Q[HBS_LMS_MAX_N], a[HBS_LMOTS_MAX_P];
+        uint8_t Q[HBS_LMS_MAX_N];
         if (k < nupper) {
             /* the child's key: the job order above follows the trees of levels 1 .. L-1 */
             const ltree_t &child = trees[level_at[1] + k];
@@ -522,16 +601,17 @@ static int hss_batch(device_ctx *d, const hbs_leaf_engine *e, const uint8_t *st,
         sput32(s.out + 4, o->code);
         hbs_lmots_randomizer(o, s.out + 8, t.I, s.q, t.seed);
         hbs_lmots_message_hash(o, Q, t.I, s.q, s.out + 8, msg, mlen);
-        lms_coefs(o, a, Q);
-        a_all.insert(a_all.end(), a, a + o->p);
-        sput32(s.out + 4 + ots_len, lt->code);
-        uint8_t *path = s.out + 8 + ots_len;
-        uint32_t r = (1u << lt->h) + s.q;
-        for (unsigned z = 0; z < lt->h; z++, r >>= 1)
-            memcpy(path + z * lt->m, t.T.data() + (size_t)((r ^ 1) - 1) * lt->m, lt->m);
-    }
+        lms_coefs(o, a_all.data() + dig_at[k], Q);
+    };
+    /* the bottom jobs' digits need no tree: they are hashed first, over the pool */
+    par_for(count, [&](size_t m) { prepare(nupper + m); });
+    tm.mark("messages");
+    for (size_t k = 0; k < trees.size() && !err; k++)
+        err = lms_build(e, v, trees[k]);
+    tm.mark("trees");
+    for (size_t k = 0; k < nupper && !err; k++)
+        prepare(k);
     /* the chains: one launch per tree (its I and SEED are the kernel's parameters) */
-    size_t dig_at = 0;
     for (size_t k = 0; k < jobs.size() && !err;) {
         const size_t tr = jobs[k].tree;
         const hbs_lmots_type *o = v.ots[trees[tr].level];
@@ -543,7 +623,7 @@ static int hss_batch(device_ctx *d, const hbs_leaf_engine *e, const uint8_t *st,
         std::vector<uint8_t> packed(4 * nj + nj * p), y(nj * p * n);
         for (size_t i = 0; i < nj; i++)
             memcpy(packed.data() + 4 * i, &jobs[k + i].q, 4);
-        memcpy(packed.data() + 4 * nj, a_all.data() + dig_at, nj * p);
+        memcpy(packed.data() + 4 * nj, a_all.data() + dig_at[k], nj * p);
         ls_args la;
         memset(&la, 0, sizeof la);
         memcpy(la.I, trees[tr].I, 16);
@@ -563,76 +643,190 @@ static int hss_batch(device_ctx *d, const hbs_leaf_engine *e, const uint8_t *st,
                                lms_ots_sign_shake<<<b, SFS_THREADS, 0, d->stream>>>(la, qs, dg, (uint32_t)nj, dout);
                        });
         hbs_memzero(&la, sizeof la);
-        for (size_t i = 0; i < nj && !err; i++)
-            memcpy(jobs[k + i].out + 8 + n, y.data() + i * p * n, p * n);
-        dig_at += nj * p;
+        if (!err)
+            par_for(nj, [&](size_t i) {
+                memcpy(jobs[k + i].out + 8 + n, y.data() + i * p * n, p * n);
+            });
         k = end;
     }
-    /* assembly: L-1 || (signature of level i's key by level i-1 || level i's key) ... */
-    for (size_t m = 0; m < count && !err; m++) {
-        const uint64_t G = first + m;
-        uint8_t *s = sigs + m * sb;
-        size_t at = 4;
-        sput32(s, v.L - 1);
-        for (unsigned i = 1; i < v.L; i++) {
-            const size_t k = level_at[i] + (size_t)((G >> (v.shift[i] + v.lms[i]->h)) - ifirst[i]);
-            memcpy(s + at, upper[k].data(), upper[k].size());
-            at += upper[k].size();
-            memcpy(s + at, trees[k].pk, 24 + v.lms[i]->m);
-            at += 24 + v.lms[i]->m;
-        }
+    tm.mark("one-time signatures");
+    /* assembly: L-1 || (signature of level i's key by level i-1 || level i's key) ...,
+     * and every LMS signature's type and path */
+    if (!err) {
+        par_for(jobs.size(), [&](size_t k) {
+            const lsig &s = jobs[k];
+            const ltree_t &t = trees[s.tree];
+            const hbs_lms_type *lt = v.lms[t.level];
+            const size_t ots_len = hbs_lmots_sig_bytes(v.ots[t.level]);
+            sput32(s.out + 4 + ots_len, lt->code);
+            uint8_t *path = s.out + 8 + ots_len;
+            uint32_t r = (1u << lt->h) + s.q;
+            for (unsigned z = 0; z < lt->h; z++, r >>= 1)
+                memcpy(path + z * lt->m, t.T.data() + (size_t)((r ^ 1) - 1) * lt->m, lt->m);
+        });
+        par_for(count, [&](size_t m) {
+            const uint64_t G = first + m;
+            uint8_t *s = sigs + m * sb;
+            size_t at = 4;
+            sput32(s, v.L - 1);
+            for (unsigned i = 1; i < v.L; i++) {
+                const size_t k =
+                    level_at[i] + (size_t)((G >> (v.shift[i] + v.lms[i]->h)) - ifirst[i]);
+                memcpy(s + at, upper[k].data(), upper[k].size());
+                at += upper[k].size();
+                memcpy(s + at, trees[k].pk, 24 + v.lms[i]->m);
+                at += 24 + v.lms[i]->m;
+            }
+        });
     }
+    tm.mark("assembly");
     for (ltree_t &t : trees)
         hbs_memzero(t.seed, sizeof t.seed);
     return err;
+}
+
+/* ---- the batch end: the key moves over the batch on the batch's own leaves ----
+ * An engine that hands out the leaves of the trees the batch built and asks the GPU for the
+ * rest: the traversal state after the batch is what the CPU would make (the engine changes
+ * where leaves come from, never what they are). */
+struct cached_engine {
+    const hbs_leaf_engine *gpu;
+    const std::vector<xtree> *x;
+    unsigned H;
+    size_t n;
+    const std::vector<ltree_t> *l;
+};
+
+static int cached_xmss_leaves(void *user, const hbs_xmss_leaf_job *jobs, size_t njobs,
+                              uint32_t first, size_t count, uint8_t *out)
+{
+    const cached_engine *c = (const cached_engine *)user;
+    hbs_xmss_leaf_job miss[12];
+    size_t at[12], m = 0;
+    if (njobs > 12)
+        return c->gpu->xmss_leaves(c->gpu->user, jobs, njobs, first, count, out);
+    for (size_t k = 0; k < njobs; k++) {
+        const xtree *hit = nullptr;
+        if (jobs[k].n == c->n && (uint64_t)first + count <= ((uint64_t)1 << c->H))
+            for (const xtree &t : *c->x)
+                if (t.layer == jobs[k].layer && t.tree == jobs[k].tree)
+                    hit = &t;
+        if (hit) {
+            memcpy(out + k * count * c->n, hit->nodes.data() + (size_t)first * c->n,
+                   count * c->n);
+        } else {
+            miss[m] = jobs[k];
+            at[m++] = k;
+        }
+    }
+    if (m == 0)
+        return HBS_OK;
+    if (m == njobs)
+        return c->gpu->xmss_leaves(c->gpu->user, jobs, njobs, first, count, out);
+    const size_t n = jobs[0].n;
+    std::vector<uint8_t> tmp(m * count * n);
+    int err = c->gpu->xmss_leaves(c->gpu->user, miss, m, first, count, tmp.data());
+    for (size_t i = 0; i < m && !err; i++)
+        memcpy(out + at[i] * count * n, tmp.data() + i * count * n, count * n);
+    return err;
+}
+
+static int cached_lms_leaves(void *user, const hbs_lms_leaf_job *job, uint32_t first,
+                             size_t count, uint8_t *out)
+{
+    const cached_engine *c = (const cached_engine *)user;
+    for (const ltree_t &t : *c->l) {
+        const size_t leaves = t.T.size() / (2 * (size_t)job->n) + 1; /* (2L - 1) m bytes */
+        if (memcmp(t.I, job->I, 16) == 0 && leaves == ((size_t)1 << job->h) &&
+            t.T.size() == (2 * leaves - 1) * job->n && (uint64_t)first + count <= leaves) {
+            memcpy(out, t.T.data() + (leaves - 1 + first) * job->n, count * job->n);
+            return HBS_OK;
+        }
+    }
+    return c->gpu->lms_leaves(c->gpu->user, job, first, count, out);
 }
 
 } // namespace hbs_gpu
 
 using namespace hbs_gpu;
 
-extern "C" int hbs_gpu_stateful_sign_many(hbs_stateful_key *key, uint8_t *sigs, size_t sigcap,
-                                          const uint8_t *const *msgs, const size_t *msglens,
-                                          size_t count)
+/* The batch after the checks: reserve, sign, move the key on. */
+static int sign_many(hbs_stateful_key *key, uint8_t *sigs, size_t sb, const uint8_t *const *msgs,
+                     const size_t *msglens, size_t count)
 {
-    hbs_leaf_engine e;
+    hbs_leaf_engine e, ce;
     uint8_t *state = NULL;
-    size_t statelen = 0, sb;
+    size_t statelen = 0;
     uint64_t first = 0;
     bool cpu = false;
     int err, end_err;
-    gpu_clear_error();
-    if (!key || (count && (!sigs || !msgs || !msglens)))
-        return HBS_ERR_INVALID_ARGUMENT;
-    if (sigs)
-        memset(sigs, 0, sigcap);
-    if (count == 0)
-        return HBS_OK;
-    for (size_t i = 0; i < count; i++)
-        if (!msgs[i] && msglens[i])
-            return HBS_ERR_INVALID_ARGUMENT;
-    sb = hbs_stateful_sig_bytes(key);
-    if (sb == 0 || sigcap / sb < count)
-        return HBS_ERR_BUFFER_TOO_SMALL;
-    if (hbs_stateful_key_remaining(key) < count)
-        return HBS_ERR_KEY_EXHAUSTED;
+    sign_timer tm;
+    std::vector<xtree> xt;
+    std::vector<ltree_t> lt;
+    cached_engine cache;
+    cache.H = 0;
+    cache.n = 0;
     if ((err = hbs_gpu_leaf_engine(&e)) != HBS_OK)
         return err;
     device_ctx *d = (device_ctx *)e.user;
     /* from here on the indices are used, whatever happens */
     if ((err = hbs_stateful_batch_begin(key, count, &first, &state, &statelen)) != HBS_OK)
         return err;
+    tm.mark("reserve");
     if (hbs_stateful_key_family(key) == HBS_STATEFUL_HSS)
-        err = hss_batch(d, &e, state, statelen, first, sigs, sb, msgs, msglens, count, &cpu);
+        err = hss_batch(d, &e, state, statelen, first, sigs, sb, msgs, msglens, count, &cpu, lt,
+                        tm);
     else
-        err = xmss_batch(d, &e, state, statelen, first, sigs, sb, msgs, msglens, count, &cpu);
+        err = xmss_batch(d, &e, state, statelen, first, sigs, sb, msgs, msglens, count, &cpu,
+                         xt, &cache.H, &cache.n, tm);
     hbs_stateful_batch_free_state(state, statelen);
-    if (err == HBS_OK && cpu)
+    if (err == HBS_OK && cpu) {
         err = sign_on_cpu(key, sigs, sb, msgs, msglens, count);
-    end_err = hbs_stateful_batch_end(key, first + count);
+        tm.mark("cpu signing");
+    }
+    cache.gpu = &e;
+    cache.x = &xt;
+    cache.l = &lt;
+    ce = e;
+    ce.user = &cache;
+    ce.xmss_leaves = cached_xmss_leaves;
+    ce.lms_leaves = cached_lms_leaves;
+    end_err = hbs_stateful_batch_end_engine(key, first + count, &ce);
+    tm.mark("batch end");
     if (err == HBS_OK)
         err = end_err;
-    if (err != HBS_OK)
-        hbs_memzero(sigs, count * sb);
+    tm.report(count, err);
+    return err;
+}
+
+extern "C" int hbs_gpu_stateful_sign_many(hbs_stateful_key *key, uint8_t *sigs, size_t sigcap,
+                                          const uint8_t *const *msgs, const size_t *msglens,
+                                          size_t count)
+{
+    size_t sb;
+    int err;
+    gpu_clear_error();
+    if (!key || (count && (!sigs || !msgs || !msglens)))
+        return HBS_ERR_INVALID_ARGUMENT;
+    for (size_t i = 0; i < count; i++)
+        if (!msgs[i] && msglens[i]) {
+            memset(sigs, 0, sigcap);
+            return HBS_ERR_INVALID_ARGUMENT;
+        }
+    sb = count ? hbs_stateful_sig_bytes(key) : 0;
+    if (count == 0)
+        err = HBS_OK;
+    else if (sb == 0 || sigcap / sb < count)
+        err = HBS_ERR_BUFFER_TOO_SMALL;
+    else if (hbs_stateful_key_remaining(key) < count)
+        err = HBS_ERR_KEY_EXHAUSTED;
+    else
+        err = sign_many(key, sigs, sb, msgs, msglens, count);
+    /* every byte of the first count * sb is written on success; the rest is zeroed, and
+     * everything is on failure */
+    if (sigs && err == HBS_OK)
+        memset(sigs + count * sb, 0, sigcap - count * sb);
+    else if (sigs)
+        hbs_memzero(sigs, sigcap);
     return err;
 }
