@@ -16,8 +16,10 @@
  * buffer and device buffer: while the GPU works on one chunk, the host packs the next and
  * its copy runs beside the kernels of the previous one. */
 #include <cuda_runtime.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <algorithm>
 #include <mutex>
@@ -42,9 +44,10 @@ namespace hbs_gpu {
  * (host and device) and the kernels' scratch, each + stage (0 or 1). */
 enum { SFV_HOST = 50, SFV_DEV = 50, SFV_SCRATCH = 52 };
 
-/* Items per chunk, and jobs per launch group (which bounds the scratch: an XMSS job with
- * n = 64 takes 17 KB of it). */
-#define SFV_CHUNK_ITEMS 16384
+/* Items per chunk: small enough that the host packs the next chunk while the GPU works on
+ * this one, big enough to fill the GPU (4096 XMSS signatures are 274,432 chains a layer).
+ * Jobs per launch group: bounds the scratch (an XMSS job with n = 64 takes 17 KB). */
+#define SFV_CHUNK_ITEMS 4096
 #define SFV_GROUP_JOBS 16384
 #define SFV_THREADS 128
 
@@ -168,6 +171,58 @@ static size_t stage_bytes(const std::vector<sfv_job> &jobs)
 
 static unsigned blocks_of(size_t threads) { return (unsigned)((threads + SFV_THREADS - 1) / SFV_THREADS); }
 
+/* HBS_GPU_VERIFY_TIMING=1: where a call's time goes, on stderr: host parse, host packing,
+ * waiting for the GPU, and the GPU's time per kernel stage (measured by running the stages
+ * one at a time, so the call itself is slower then). */
+enum { PH_START, PH_DIGITS, PH_CHAINS, PH_LTREE, PH_PATH, PH_COUNT };
+static const char *const phase_names[PH_COUNT] = {"start", "digits+sort", "chains", "ltree",
+                                                  "path/finish"};
+static thread_local double phase_ms[PH_COUNT];
+static thread_local bool phase_on;
+struct sfv_timing {
+    bool on;
+    double parse = 0, pack = 0, wait = 0, start;
+    static double now()
+    {
+        struct timespec t;
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+    }
+    sfv_timing() : on(getenv("HBS_GPU_VERIFY_TIMING") != nullptr), start(now())
+    {
+        phase_on = on;
+        for (double &p : phase_ms)
+            p = 0;
+    }
+    void add(double &slot, double since)
+    {
+        if (on)
+            slot += now() - since;
+    }
+    ~sfv_timing()
+    {
+        if (on)
+            fprintf(stderr, "gpu verify: %.3f ms: parse %.3f, pack %.3f, waiting for the GPU %.3f\n",
+                    now() - start, parse, pack, wait);
+        if (on)
+            for (int k = 0; k < PH_COUNT; k++)
+                fprintf(stderr, "  gpu %-12s %.3f ms\n", phase_names[k], phase_ms[k]);
+    }
+};
+
+/* In timing mode: the time of everything queued on st since the last mark goes to phase k. */
+static void phase_mark(cudaStream_t st, int k)
+{
+    static thread_local double last;
+    if (!phase_on)
+        return;
+    (void)cudaStreamSynchronize(st);
+    const double t = sfv_timing::now();
+    if (k >= 0)
+        phase_ms[k] += t - last;
+    last = t;
+}
+
 /* Chains per job and bytes per chain end, for a job's set. */
 static void job_shape(const sfv_job &j, size_t *chains, size_t *n)
 {
@@ -214,18 +269,24 @@ static void xmss_launches(cudaStream_t st, const xv_set &x, sfv_jobs d, const ui
                           const sfv_scratch &w, uint32_t c)
 {
     const uint32_t tasks = c * x.len;
+    phase_mark(st, -1);
     sfv_clear<<<1, 1, 0, st>>>(w.hist);
     xv_start<F, REG><<<blocks_of(c), SFV_THREADS, 0, st>>>(x, d, arena, w, c);
+    phase_mark(st, PH_START);
     for (uint32_t layer = 0; layer < x.d; layer++) {
         xv_digits<<<blocks_of(c), SFV_THREADS, 0, st>>>(x, w, c);
         sfv_scan<<<1, 1, 0, st>>>(w.hist, 16);
         sfv_scatter<<<blocks_of(c), SFV_THREADS, 0, st>>>(w, x.len, 16, c);
+        phase_mark(st, PH_DIGITS);
         xv_chains<F, REG><<<blocks_of(tasks), SFV_THREADS, 0, st>>>(x, d, arena, w, layer, tasks);
+        phase_mark(st, PH_CHAINS);
         int from = 0;
         uint32_t height = 0;
         for (uint32_t l = x.len; l > 1; l = (l + 1) / 2, height++, from ^= 1)
             xv_ltree<F, REG><<<blocks_of((size_t)c * ((l + 1) / 2)), SFV_THREADS, 0, st>>>(x, d, arena, w, layer, l, height, from, c);
+        phase_mark(st, PH_LTREE);
         xv_path<F, REG><<<blocks_of(c), SFV_THREADS, 0, st>>>(x, d, arena, w, layer, from, c);
+        phase_mark(st, PH_PATH);
     }
 }
 
@@ -234,13 +295,18 @@ static void lms_launches(cudaStream_t st, const lv_set &l, sfv_jobs d, const uin
                          const sfv_scratch &w, uint32_t c)
 {
     const uint32_t tasks = c * l.p, buckets = 1u << l.w;
+    phase_mark(st, -1);
     sfv_clear<<<1, 1, 0, st>>>(w.hist);
     lv_start<F><<<blocks_of(c), SFV_THREADS, 0, st>>>(l, d, arena, w, c);
+    phase_mark(st, PH_START);
     lv_digits<<<blocks_of(c), SFV_THREADS, 0, st>>>(l, w, c);
     sfv_scan<<<1, 1, 0, st>>>(w.hist, buckets);
     sfv_scatter<<<blocks_of(c), SFV_THREADS, 0, st>>>(w, l.p, buckets, c);
+    phase_mark(st, PH_DIGITS);
     lv_chains<F, NW><<<blocks_of(tasks), SFV_THREADS, 0, st>>>(l, d, arena, w, tasks);
+    phase_mark(st, PH_CHAINS);
     lv_finish<F><<<blocks_of(c), SFV_THREADS, 0, st>>>(l, d, arena, w, c);
+    phase_mark(st, PH_PATH);
 }
 
 /* Jobs [first, first + count) of one set, in groups of at most SFV_GROUP_JOBS. */
@@ -293,11 +359,13 @@ static bool same_set(const sfv_job &a, const sfv_job &b) { return a.set == b.set
 /* Sorts the jobs by set; returns the scratch their launch groups need. */
 static size_t sort_jobs(std::vector<sfv_job> &jobs)
 {
-    std::stable_sort(jobs.begin(), jobs.end(), [](const sfv_job &a, const sfv_job &b) {
+    const auto before = [](const sfv_job &a, const sfv_job &b) {
         if (a.set != b.set)
             return (uintptr_t)a.set < (uintptr_t)b.set;
         return (uintptr_t)a.ots < (uintptr_t)b.ots;
-    });
+    };
+    if (!std::is_sorted(jobs.begin(), jobs.end(), before)) /* one set: nothing to move */
+        std::stable_sort(jobs.begin(), jobs.end(), before);
     size_t need = 0;
     for (size_t first = 0; first < jobs.size();) {
         size_t end = first + 1, chains, n;
@@ -312,6 +380,28 @@ static size_t sort_jobs(std::vector<sfv_job> &jobs)
 
 /* Packs a stage's jobs, copies them over, runs a launch per set and copies the verdicts
  * back, all queued on the stage's stream. */
+struct pack_args {
+    const sfv_job *jobs;
+    const uint64_t *pk_off, *sig_off, *msg_off;
+    uint8_t *arena;
+    size_t nj;
+};
+
+#define SFV_PACK_BLOCK 256
+
+static void pack_block(void *arg, size_t b)
+{
+    const pack_args *a = (const pack_args *)arg;
+    const size_t end = std::min(a->nj, (b + 1) * SFV_PACK_BLOCK);
+    for (size_t i = b * SFV_PACK_BLOCK; i < end; i++) {
+        const sfv_job &j = a->jobs[i];
+        memcpy(a->arena + a->pk_off[i], j.pk, j.pklen);
+        memcpy(a->arena + a->sig_off[i], j.sig, j.siglen);
+        if (j.msglen)
+            memcpy(a->arena + a->msg_off[i], j.msg, j.msglen);
+    }
+}
+
 static int stage_run(sfv_stage &s)
 {
     const size_t nj = s.jobs.size();
@@ -324,18 +414,15 @@ static int stage_run(sfv_stage &s)
     for (size_t i = 0; i < nj; i++) {
         const sfv_job &j = s.jobs[i];
         pk_off[i] = at;
-        memcpy(arena + at, j.pk, j.pklen);
-        at += j.pklen;
-        sig_off[i] = at;
-        memcpy(arena + at, j.sig, j.siglen);
-        at += j.siglen;
-        msg_off[i] = at;
-        if (j.msglen)
-            memcpy(arena + at, j.msg, j.msglen);
-        at += j.msglen;
+        sig_off[i] = at + j.pklen;
+        msg_off[i] = at + j.pklen + j.siglen;
+        at += j.pklen + j.siglen + j.msglen;
         msg_len[i] = (uint32_t)j.msglen;
         ok[i] = 0;
     }
+    /* the copies into pinned memory are most of the host's work: over the thread pool */
+    pack_args pa = {s.jobs.data(), pk_off, sig_off, msg_off, arena, nj};
+    hbs_parallel_for((nj + SFV_PACK_BLOCK - 1) / SFV_PACK_BLOCK, pack_block, &pa);
     HBS_CUDA(cudaMemcpyAsync(s.dev, s.host, arena_at + at, cudaMemcpyHostToDevice, s.stream));
     sfv_jobs dj;
     dj.pk_off = (const uint64_t *)s.dev;
@@ -443,6 +530,7 @@ static int verify_chunks(device_ctx *d, hbs_stateful_family family, int *results
                          const uint8_t *const *msgs, const size_t *msglens, size_t count,
                          const uint8_t *const *pks, const size_t *pklens, size_t npks)
 {
+    sfv_timing tm;
     sfv_stage st[2];
     std::vector<sfv_job> jobs;
     std::vector<size_t> on_host;
@@ -462,10 +550,14 @@ static int verify_chunks(device_ctx *d, hbs_stateful_family family, int *results
     for (size_t from = 0, c = 0; from < count; from += SFV_CHUNK_ITEMS, c++) {
         const size_t to = std::min(count, from + (size_t)SFV_CHUNK_ITEMS);
         sfv_stage &s = st[c & 1];
+        double t0 = sfv_timing::now();
         parse_items(jobs, on_host, family, results, sigs, siglens, msgs, msglens, pks, pklens,
                     npks, from, to);
+        tm.add(tm.parse, t0);
+        t0 = sfv_timing::now();
         if ((err = stage_collect(s, results)))
             return err;
+        tm.add(tm.wait, t0);
         if (jobs.empty())
             continue;
         s.jobs.swap(jobs);
@@ -481,12 +573,16 @@ static int verify_chunks(device_ctx *d, hbs_stateful_family family, int *results
             s.cap = std::max(s.cap, need);
             scratch_cap[c & 1] = std::max(scratch_cap[c & 1], scratch);
         }
+        t0 = sfv_timing::now();
         if ((err = stage_run(s)))
             return err;
+        tm.add(tm.pack, t0);
     }
+    const double t0 = sfv_timing::now();
     for (int k = 0; k < 2; k++)
         if ((err = stage_collect(st[k], results)))
             return err;
+    tm.add(tm.wait, t0);
     return HBS_OK;
 }
 
