@@ -43,13 +43,28 @@ extern "C" {
 
 namespace hbs_gpu {
 
-/* Pool slots of this file: staging of the jobs (host and device) and the chain outputs. */
+/* Pool slots of this file: staging of the jobs (host and device) and the chain outputs;
+ * the fused XMSS path: its upload, the trees' nodes, chain ends, bottom signatures. */
 enum { SFS_HOST = 54, SFS_DEV_JOBS = 54, SFS_DEV_OUT = 55 };
+enum { SFS_F_UP = 56, SFS_F_NODES = 57, SFS_F_VALS = 58, SFS_F_SIG = 59 };
 
 #define SFS_THREADS 256
 #define SFS_MAX_TREE_H 16
 #define SFS_LEAVES_FREE ((uint64_t)1 << 16)
 #define SFS_LEAVES_PER_SIG 64
+/* Fused XMSS path: leaves per launch (2^18 leaves of chain ends: 575 MB), and below how many
+ * leaves a launch gives each L-tree a block of threads (latency) rather than one thread. */
+#define SFS_F_SLICE ((uint64_t)1 << 18)
+#ifndef SFS_F_BLOCK_LTREE
+#define SFS_F_BLOCK_LTREE 16384
+#endif
+
+/* HBS_GPU_SIGN_FUSE=0: the XMSS SHA-256 sets take the general path too (for comparison). */
+static bool fuse_enabled()
+{
+    const char *v = getenv("HBS_GPU_SIGN_FUSE");
+    return !v || strcmp(v, "0") != 0;
+}
 
 static uint32_t sget32(const uint8_t *p)
 {
@@ -243,6 +258,90 @@ static void xmss_auth(const xtree &t, unsigned H, size_t n, uint32_t leaf, uint8
         memcpy(out + z * n, xnode(t, H, n, z, (leaf >> z) ^ 1), n);
 }
 
+/* The fused path (SHA-256, n = 32): every tree of `trees` (the bottom layer's first, from
+ * tree tfirst0 on) built on the GPU, leaves and inner nodes, with the count bottom WOTS+
+ * signatures (job i: leaf leaf[i] of tree tree[i], digits dig + i * len) taken on the way and
+ * written into place: sigs + i * sb + sig_at. The nodes come back into trees. */
+static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk_seed,
+                      const uint8_t *pub_seed, std::vector<xtree> &trees, uint64_t tfirst0,
+                      size_t count, const uint32_t *leaf, const uint64_t *tree, const uint8_t *dig,
+                      uint8_t *sigs, size_t sb, size_t sig_at, sign_timer &tm)
+{
+    const unsigned H = p->tree_h;
+    const size_t len = p->len, T = trees.size(), tn = ((size_t)2 << H) - 1;
+    const size_t a_tree = (4 * T + 7) & ~(size_t)7, a_cap = a_tree + 8 * T,
+                 a_dig = a_cap + 4 * (T << H), up_len = a_dig + count * len;
+    const size_t sig_bytes = count * len * 32, node_bytes = T * tn * 32;
+    uint64_t slice_trees = SFS_F_SLICE >> H;
+    if (slice_trees == 0)
+        slice_trees = 1;
+    if (slice_trees > T)
+        slice_trees = T;
+    uint8_t *hup, *dup, *dnodes, *dvals, *dsig, *hnodes, *hsig;
+    int err;
+    std::lock_guard<std::mutex> g(d->lock);
+    if ((err = host_buf(d, SFS_F_UP, up_len, (void **)&hup)) ||
+        (err = dev_buf(d, SFS_F_UP, up_len, (void **)&dup)) ||
+        (err = dev_buf(d, SFS_F_NODES, node_bytes, (void **)&dnodes)) ||
+        (err = dev_buf(d, SFS_F_VALS, (slice_trees << H) * len * 32, (void **)&dvals)) ||
+        (err = dev_buf(d, SFS_F_SIG, sig_bytes, (void **)&dsig)) ||
+        (err = host_buf(d, SFS_F_NODES, node_bytes, (void **)&hnodes)) ||
+        (err = host_buf(d, SFS_F_SIG, sig_bytes, (void **)&hsig)))
+        return err;
+    /* upload: layer[T], tree[T] (8-aligned), cap[T << H], the bottom jobs' digits */
+    int32_t *cap = (int32_t *)(hup + a_cap);
+    for (size_t k = 0; k < T; k++) {
+        ((uint32_t *)hup)[k] = trees[k].layer;
+        ((uint64_t *)(hup + a_tree))[k] = trees[k].tree;
+    }
+    memset(cap, 0xff, 4 * (T << H));
+    for (size_t i = 0; i < count; i++)
+        cap[((size_t)(tree[i] - tfirst0) << H) + leaf[i]] = (int32_t)i;
+    memcpy(hup + a_dig, dig, count * len);
+    HBS_CUDA(cudaMemcpyAsync(dup, hup, up_len, cudaMemcpyHostToDevice, d->stream));
+    xf_args f;
+    memset(&f, 0, sizeof f);
+    memcpy(f.x.pub_seed, pub_seed, 32);
+    memcpy(f.x.sk_seed, sk_seed, 32);
+    f.x.n = 32;
+    f.x.padlen = p->padlen;
+    f.x.len = (uint32_t)len;
+    f.layer = (const uint32_t *)dup;
+    f.tree = (const uint64_t *)(dup + a_tree);
+    f.cap = (const int32_t *)(dup + a_cap);
+    f.digits = dup + a_dig;
+    f.sig = dsig;
+    f.h = H;
+    for (uint64_t k0 = 0; k0 < T; k0 += slice_trees) {
+        const uint64_t m = T - k0 < slice_trees ? T - k0 : slice_trees;
+        f.k0 = (uint32_t)k0;
+        f.leaves = m << H;
+        xf_chains_sha256<<<sfs_blocks(f.leaves * len), SFS_THREADS, 0, d->stream>>>(f, dvals);
+        if (f.leaves >= SFS_F_BLOCK_LTREE)
+            xf_ltree_serial_sha256<<<sfs_blocks(f.leaves), SFS_THREADS, 0, d->stream>>>(f, dvals, dnodes);
+        else
+            xf_ltree_block_sha256<<<(unsigned)f.leaves, 64, 0, d->stream>>>(f, dvals, dnodes);
+    }
+    f.k0 = 0;
+    for (unsigned z = 1; z <= H; z++)
+        xf_level_sha256<<<sfs_blocks((uint64_t)T << (H - z)), SFS_THREADS, 0, d->stream>>>(f, (uint32_t)T, z, dnodes);
+    hbs_memzero(&f, sizeof f);
+    HBS_CUDA(cudaGetLastError());
+    HBS_CUDA(cudaMemcpyAsync(hnodes, dnodes, node_bytes, cudaMemcpyDeviceToHost, d->stream));
+    HBS_CUDA(cudaMemcpyAsync(hsig, dsig, sig_bytes, cudaMemcpyDeviceToHost, d->stream));
+    HBS_CUDA(cudaStreamSynchronize(d->stream));
+    tm.mark("gpu trees+signatures");
+    /* under the lock still: the pinned buffers are the pool's */
+    par_for(T, [&](size_t k) {
+        trees[k].nodes.resize(tn * 32);
+        memcpy(trees[k].nodes.data(), hnodes + k * tn * 32, tn * 32);
+    });
+    par_for(count, [&](size_t i) {
+        memcpy(sigs + i * sb + sig_at, hsig + i * len * 32, len * 32);
+    });
+    return HBS_OK;
+}
+
 static int xmss_batch(device_ctx *d, const hbs_leaf_engine *e, const uint8_t *st, size_t stlen,
                       uint64_t first, uint8_t *sigs, size_t sb, const uint8_t *const *msgs,
                       const size_t *msglens, size_t count, bool *cpu, std::vector<xtree> &trees,
@@ -315,8 +414,15 @@ static int xmss_batch(device_ctx *d, const hbs_leaf_engine *e, const uint8_t *st
         J_tree[i] = G >> H;
     });
     tm.mark("messages");
-    int err = xmss_build(e, &c, p, sk_seed, pub_seed, trees);
-    tm.mark("trees");
+    const bool fused = p->func == XMSS_FUNC_SHA256 && n == 32 && len <= XF_MAX_LEN &&
+                       fuse_enabled();
+    int err;
+    if (fused)
+        err = xmss_fused(d, p, sk_seed, pub_seed, trees, tfirst[0], count, J_leaf, J_tree, J_dig,
+                         sigs, sb, p->idx_bytes + n, tm);
+    else
+        err = xmss_build(e, &c, p, sk_seed, pub_seed, trees);
+    tm.mark(fused ? "copies" : "trees");
     for (unsigned j = 1; j < D && !err; j++) {
         size_t job = upper_at[j];
         for (size_t k = layer_at[j - 1]; k < layer_at[j - 1] + (tlast[j - 1] - tfirst[j - 1] + 1);
@@ -328,8 +434,10 @@ static int xmss_batch(device_ctx *d, const hbs_leaf_engine *e, const uint8_t *st
             J_tree[job] = below.tree >> H;
         }
     }
+    /* the one-time signatures still to make: all, or (fused) the upper layers' */
+    const size_t j0 = fused ? count : 0;
     std::vector<uint8_t> ots;
-    if (!err) {
+    if (!err && njobs > j0) {
         xmss_args x;
         memset(&x, 0, sizeof x);
         memcpy(x.pub_seed, pub_seed, n);
@@ -337,15 +445,15 @@ static int xmss_batch(device_ctx *d, const hbs_leaf_engine *e, const uint8_t *st
         x.n = (uint32_t)n;
         x.padlen = p->padlen;
         x.len = (uint32_t)len;
-        ots.resize(njobs * len * n);
-        const uint32_t nj = (uint32_t)njobs;
+        ots.resize((njobs - j0) * len * n);
+        const uint32_t nj = (uint32_t)(njobs - j0);
         err = run_jobs(d, packed.data(), total, ots.size(), ots.data(),
                        [&](uint8_t *dj, uint8_t *dout) {
                            xs_jobs j;
-                           j.layer = (const uint32_t *)(dj + a_layer);
-                           j.leaf = (const uint32_t *)(dj + a_leaf);
-                           j.tree = (const uint64_t *)(dj + a_tree);
-                           j.digits = dj + a_dig;
+                           j.layer = (const uint32_t *)(dj + a_layer) + j0;
+                           j.leaf = (const uint32_t *)(dj + a_leaf) + j0;
+                           j.tree = (const uint64_t *)(dj + a_tree) + j0;
+                           j.digits = dj + a_dig + j0 * len;
                            const unsigned b = sfs_blocks((uint64_t)nj * len);
                            if (p->func == XMSS_FUNC_SHA256 && n == 32)
                                xmss_wots_sign_sha256<<<b, SFS_THREADS, 0, d->stream>>>(x, j, nj, dout);
@@ -370,7 +478,8 @@ static int xmss_batch(device_ctx *d, const hbs_leaf_engine *e, const uint8_t *st
                 const uint64_t below = j * H >= 64 ? 0 : G >> (j * H); /* this layer's leaf */
                 const uint64_t tree = below >> H;
                 const size_t job = j == 0 ? i : upper_at[j] + (size_t)(below - tfirst[j - 1]);
-                memcpy(s, ots.data() + job * len * n, len * n);
+                if (job >= j0)
+                    memcpy(s, ots.data() + (job - j0) * len * n, len * n);
                 xmss_auth(trees[layer_at[j] + (size_t)(tree - tfirst[j])], H, n,
                           (uint32_t)below & mask, s + len * n);
                 s += (len + H) * n;

@@ -159,6 +159,234 @@ __global__ void lms_ots_sign_shake(ls_args a, const uint32_t *qs, const uint8_t 
         y[t * n + b] = m[23 + b];
 }
 
+/* ---- XMSS SHA-256 n = 32: whole trees with the bottom signatures on the way ----
+ * The trees a batch touches are built on the GPU, leaves and inner nodes. The messages'
+ * digits are known before: a chain whose leaf signs a message stores its value after
+ * `digit` steps on its way to the public end, so the bottom one-time signatures cost
+ * nothing beyond the leaves. Tree k of the batch: layer[k], tree[k]; its nodes at
+ * nodes + k * (2^(h+1) - 1) * 32, level 0 (the leaves) first, then each level up. */
+#define XF_MAX_LEN 67
+
+struct xf_args {
+    xmss_args x; /* the seeds, n (32), len; the tree fields are unused */
+    const uint32_t *layer;
+    const uint64_t *tree;
+    const int32_t *cap;    /* per leaf of the batch: the bottom job it signs, or -1 */
+    const uint8_t *digits; /* job-major, len each */
+    uint8_t *sig;          /* job-major, len * 32 bytes each */
+    uint32_t h, k0;        /* tree height; the first tree of this launch */
+    uint64_t leaves;       /* leaves in this launch (whole trees from k0 on) */
+};
+
+/* Offset in nodes of level z of a tree of height h. */
+__device__ __forceinline__ uint64_t xf_level(uint32_t h, uint32_t z)
+{
+    return ((uint64_t)2 << h) - ((uint64_t)2 << (h - z));
+}
+
+__device__ __forceinline__ uint64_t xf_tree_nodes(uint32_t h) { return ((uint64_t)2 << h) - 1; }
+
+/* One thread per chain: secret, 15 steps, the end to vals (leaf-major); the value after the
+ * signed digit to the job's signature when the leaf signs one. */
+__global__ void xf_chains_sha256(xf_args f, uint8_t *vals)
+{
+    __shared__ x256_mid mid;
+    const uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (threadIdx.x == 0)
+        x256_midstates(&mid, f.x);
+    __syncthreads();
+    if (t >= f.leaves * f.x.len)
+        return;
+    const uint64_t g = t / f.x.len, gg = ((uint64_t)f.k0 << f.h) + g;
+    const uint32_t i = (uint32_t)(t % f.x.len), k = f.k0 + (uint32_t)(g >> f.h);
+    const int32_t job = f.cap[gg];
+    const uint32_t cd = job >= 0 ? f.digits[(uint64_t)job * f.x.len + i] : 0xffffffffu;
+    uint8_t *cap_out = job >= 0 ? f.sig + ((uint64_t)job * f.x.len + i) * 32 : nullptr;
+    uint32_t a[8], v[8], w[16], pm[8];
+    a[0] = f.layer[k];
+    a[1] = (uint32_t)(f.tree[k] >> 32);
+    a[2] = (uint32_t)f.tree[k];
+    a[3] = 0;
+    a[4] = (uint32_t)(g & ((1u << f.h) - 1));
+    a[5] = i;
+    a[6] = 0;
+    a[7] = 0;
+#pragma unroll
+    for (int b = 0; b < 8; b++) {
+        w[b] = be32(f.x.pub_seed + 4 * b);
+        w[8 + b] = a[b];
+        v[b] = mid.keygen[b];
+        pm[b] = mid.prf[b];
+    }
+    sf_compress256(v, w);
+    w[0] = 0x80000000u;
+#pragma unroll
+    for (int b = 1; b < 15; b++)
+        w[b] = 0;
+    w[15] = 1024;
+    sf_compress256(v, w);
+#pragma unroll 1
+    for (uint32_t s = 0; s < 15; s++) {
+        if (s == cd)
+            for (int b = 0; b < 8; b++)
+                put_be32(cap_out + 4 * b, v[b]);
+        a[6] = s;
+        x256_f(v, pm, a);
+    }
+    if (cd == 15)
+        for (int b = 0; b < 8; b++)
+            put_be32(cap_out + 4 * b, v[b]);
+#pragma unroll
+    for (int b = 0; b < 8; b++)
+        put_be32(vals + t * 32 + 4 * b, v[b]);
+}
+
+/* The L-tree of leaf g from its chain ends (len nodes at vals + g * len * 32): in place. */
+__device__ __forceinline__ void xf_ltree_one(const xf_args &f, const uint32_t pm[8],
+                                             uint8_t *node, uint64_t g, uint8_t *leaf)
+{
+    const uint32_t k = f.k0 + (uint32_t)(g >> f.h);
+    uint32_t a[8], lv[8], rv[8], res[8];
+    a[0] = f.layer[k];
+    a[1] = (uint32_t)(f.tree[k] >> 32);
+    a[2] = (uint32_t)f.tree[k];
+    a[3] = 1;
+    a[4] = (uint32_t)(g & ((1u << f.h) - 1));
+    a[5] = 0;
+    a[6] = 0;
+    a[7] = 0;
+    uint32_t l = f.x.len;
+    for (uint32_t height = 0; l > 1; height++) {
+        const uint32_t parents = l / 2;
+        for (uint32_t i = 0; i < parents; i++) {
+            for (int b = 0; b < 8; b++) {
+                lv[b] = be32(node + (2 * i) * 32 + 4 * b);
+                rv[b] = be32(node + (2 * i + 1) * 32 + 4 * b);
+            }
+            a[5] = height;
+            a[6] = i;
+            x256_h(res, pm, a, lv, rv);
+            for (int b = 0; b < 8; b++)
+                put_be32(node + i * 32 + 4 * b, res[b]);
+        }
+        if (l & 1)
+            for (int b = 0; b < 32; b++)
+                node[parents * 32 + b] = node[(l - 1) * 32 + b];
+        l -= parents;
+    }
+    for (int b = 0; b < 32; b++)
+        leaf[b] = node[b];
+}
+
+/* One thread per leaf (big launches): the leaf into its tree's level 0. */
+__global__ void xf_ltree_serial_sha256(xf_args f, uint8_t *vals, uint8_t *nodes)
+{
+    __shared__ x256_mid mid;
+    const uint64_t g = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (threadIdx.x == 0)
+        x256_midstates(&mid, f.x);
+    __syncthreads();
+    if (g >= f.leaves)
+        return;
+    uint32_t pm[8];
+    for (int b = 0; b < 8; b++)
+        pm[b] = mid.prf[b];
+    const uint64_t k = f.k0 + (g >> f.h);
+    xf_ltree_one(f, pm, vals + g * f.x.len * 32,  g,
+                 nodes + (k * xf_tree_nodes(f.h) + (g & ((1u << f.h) - 1))) * 32);
+}
+
+/* One block per leaf (small launches: latency), a level's hashes spread over its threads. */
+__global__ void xf_ltree_block_sha256(xf_args f, const uint8_t *vals, uint8_t *nodes)
+{
+    __shared__ uint32_t nodew[XF_MAX_LEN * 8];
+    __shared__ uint32_t resw[(XF_MAX_LEN / 2) * 8];
+    __shared__ x256_mid mid;
+    const uint64_t g = blockIdx.x;
+    const uint32_t tid = threadIdx.x;
+    if (g >= f.leaves)
+        return;
+    if (tid == 0)
+        x256_midstates(&mid, f.x);
+    const uint8_t *src = vals + g * f.x.len * 32;
+    for (uint32_t k = tid; k < f.x.len * 8; k += blockDim.x)
+        nodew[k] = be32(src + 4 * k);
+    __syncthreads();
+    const uint32_t k = f.k0 + (uint32_t)(g >> f.h);
+    uint32_t a[8], pm[8], lv[8], rv[8], res[8];
+    for (int b = 0; b < 8; b++)
+        pm[b] = mid.prf[b];
+    a[0] = f.layer[k];
+    a[1] = (uint32_t)(f.tree[k] >> 32);
+    a[2] = (uint32_t)f.tree[k];
+    a[3] = 1;
+    a[4] = (uint32_t)(g & ((1u << f.h) - 1));
+    a[7] = 0;
+    uint32_t l = f.x.len;
+    for (uint32_t height = 0; l > 1; height++) {
+        const uint32_t parents = l / 2;
+        for (uint32_t p = tid; p < parents; p += blockDim.x) {
+            for (int b = 0; b < 8; b++) {
+                lv[b] = nodew[2 * p * 8 + b];
+                rv[b] = nodew[(2 * p + 1) * 8 + b];
+            }
+            a[5] = height;
+            a[6] = p;
+            x256_h(res, pm, a, lv, rv);
+            for (int b = 0; b < 8; b++)
+                resw[p * 8 + b] = res[b];
+        }
+        __syncthreads();
+        for (uint32_t p = tid; p < parents; p += blockDim.x)
+            for (int b = 0; b < 8; b++)
+                nodew[p * 8 + b] = resw[p * 8 + b];
+        if ((l & 1) && tid == 0)
+            for (int b = 0; b < 8; b++)
+                nodew[parents * 8 + b] = nodew[(l - 1) * 8 + b];
+        __syncthreads();
+        l -= parents;
+    }
+    if (tid == 0) {
+        uint8_t *leaf = nodes + ((uint64_t)k * xf_tree_nodes(f.h) + (g & ((1u << f.h) - 1))) * 32;
+        for (int b = 0; b < 8; b++)
+            put_be32(leaf + 4 * b, nodew[b]);
+    }
+}
+
+/* Level z (>= 1) of ntrees trees from level z - 1: one thread per node. */
+__global__ void xf_level_sha256(xf_args f, uint32_t ntrees, uint32_t z, uint8_t *nodes)
+{
+    __shared__ x256_mid mid;
+    const uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (threadIdx.x == 0)
+        x256_midstates(&mid, f.x);
+    __syncthreads();
+    const uint32_t per_log = f.h - z;
+    if (t >= ((uint64_t)ntrees << per_log))
+        return;
+    const uint32_t k = (uint32_t)(t >> per_log), idx = (uint32_t)(t & ((1u << per_log) - 1));
+    uint8_t *base = nodes + (uint64_t)k * xf_tree_nodes(f.h) * 32;
+    const uint8_t *below = base + (xf_level(f.h, z - 1) + 2 * (uint64_t)idx) * 32;
+    uint8_t *out = base + (xf_level(f.h, z) + idx) * 32;
+    uint32_t a[8], pm[8], lv[8], rv[8], res[8];
+    for (int b = 0; b < 8; b++) {
+        pm[b] = mid.prf[b];
+        lv[b] = be32(below + 4 * b);
+        rv[b] = be32(below + 32 + 4 * b);
+    }
+    a[0] = f.layer[k];
+    a[1] = (uint32_t)(f.tree[k] >> 32);
+    a[2] = (uint32_t)f.tree[k];
+    a[3] = 2;
+    a[4] = 0;
+    a[5] = z - 1;
+    a[6] = idx;
+    a[7] = 0;
+    x256_h(res, pm, a, lv, rv);
+    for (int b = 0; b < 8; b++)
+        put_be32(out + 4 * b, res[b]);
+}
+
 } // namespace hbs_gpu
 
 #endif
