@@ -449,6 +449,24 @@ int hbs_stateful_batch_begin(hbs_stateful_key *k, uint64_t count, uint64_t *firs
     return HBS_OK;
 }
 
+int hbs_stateful_batch_state(const hbs_stateful_key *k, uint64_t count, uint64_t *first,
+                             uint8_t **state, size_t *statelen)
+{
+    uint64_t index;
+    int rc;
+    if (!k || !first || !state || !statelen || count == 0)
+        return HBS_ERR_INVALID_ARGUMENT;
+    *state = NULL;
+    *statelen = 0;
+    index = hbs_stateful_key_index(k);
+    if (index >= hbs_stateful_key_end(k) || count > hbs_stateful_key_end(k) - index)
+        return HBS_ERR_KEY_EXHAUSTED;
+    if ((rc = key_export(k, state, statelen)) != HBS_OK)
+        return rc;
+    *first = index;
+    return HBS_OK;
+}
+
 int hbs_stateful_batch_end(hbs_stateful_key *k, uint64_t next)
 {
     return hbs_stateful_batch_end_engine(k, next, NULL);

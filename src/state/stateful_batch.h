@@ -30,6 +30,12 @@ extern "C" {
  * released with hbs_stateful_batch_free_state. */
 int hbs_stateful_batch_begin(hbs_stateful_key *key, uint64_t count, uint64_t *first,
                              uint8_t **state, size_t *statelen);
+/* The state batch_begin would hand out, without setting anything aside: a signer may start
+ * on it while batch_begin (in another thread, the only one then using the key) writes the
+ * file, and must release nothing unless that returned HBS_OK with the same first index.
+ * Errors as batch_begin's, before its file write. */
+int hbs_stateful_batch_state(const hbs_stateful_key *key, uint64_t count, uint64_t *first,
+                             uint8_t **state, size_t *statelen);
 int hbs_stateful_batch_end(hbs_stateful_key *key, uint64_t next);
 /* hbs_stateful_batch_end with the leaves of whole trees from an engine (NULL: the CPU): the
  * key's traversal state moves over the batch on the GPU's leaves. The state it ends in is
