@@ -550,6 +550,15 @@ static void lms_coefs(const hbs_lmots_type *o, uint8_t *a, const uint8_t *Q)
         a[i] = (uint8_t)((qs[i * w / 8] >> (8 - w * (unsigned)(i % per_byte + 1))) & mask);
 }
 
+/* The tree's public key (u32 type || u32 otstype || I || T[1]). */
+static void lms_set_pk(const hss_view &v, ltree_t &t)
+{
+    sput32(t.pk, v.lms[t.level]->code);
+    sput32(t.pk + 4, v.ots[t.level]->code);
+    memcpy(t.pk + 8, t.I, 16);
+    memcpy(t.pk + 24, t.T.data(), v.lms[t.level]->m);
+}
+
 static int lms_build(const hbs_leaf_engine *e, const hss_view &v, ltree_t &t)
 {
     const hbs_lms_type *lt = v.lms[t.level];
@@ -579,10 +588,85 @@ static int lms_build(const hbs_leaf_engine *e, const hss_view &v, ltree_t &t)
                           (uint32_t)r0, run);
         });
     }
-    sput32(t.pk, lt->code);
-    sput32(t.pk + 4, o->code);
-    memcpy(t.pk + 8, t.I, 16);
-    memcpy(t.pk + 24, t.T.data(), m);
+    lms_set_pk(v, t);
+    return HBS_OK;
+}
+
+/* The fused path (every level SHA-256): every tree built on the GPU, one after another
+ * (each one's SEED a kernel parameter), leaves and inner nodes, the bottom level's trees
+ * (trees[bottom0 ..]) signing the count messages on the way: message m at leaf q[m] of tree
+ * tree[m], digits dig + m * p; its y into out[m] + 8 + n. The nodes come back into the trees. */
+static int lms_fused(device_ctx *d, const hss_view &v, std::vector<ltree_t> &trees,
+                     size_t bottom0, size_t count, const size_t *tree, const uint32_t *q,
+                     const uint8_t *dig, uint8_t *const *out, sign_timer &tm)
+{
+    const unsigned b = v.L - 1;
+    const size_t T = trees.size(), hb = v.lms[b]->h, pb = v.ots[b]->p, nb = v.ots[b]->n;
+    const size_t nbottom = T - bottom0;
+    std::vector<size_t> t_at(T + 1, 0);
+    size_t vals = 0;
+    for (size_t k = 0; k < T; k++) {
+        const unsigned i = trees[k].level;
+        t_at[k + 1] = t_at[k] + (((size_t)2 << v.lms[i]->h) - 1) * v.lms[i]->m;
+        const size_t c = ((size_t)v.ots[i]->p << v.lms[i]->h) * v.ots[i]->n;
+        vals = c > vals ? c : vals;
+    }
+    const size_t a_dig = 4 * (nbottom << hb), up_len = a_dig + count * pb,
+                 sig_bytes = count * pb * nb, node_bytes = t_at[T];
+    uint8_t *hup, *dup, *dnodes, *dvals, *dsig, *hnodes, *hsig;
+    int err;
+    std::lock_guard<std::mutex> g(d->lock);
+    if ((err = host_buf(d, SFS_F_UP, up_len, (void **)&hup)) ||
+        (err = dev_buf(d, SFS_F_UP, up_len, (void **)&dup)) ||
+        (err = dev_buf(d, SFS_F_NODES, node_bytes, (void **)&dnodes)) ||
+        (err = dev_buf(d, SFS_F_VALS, vals, (void **)&dvals)) ||
+        (err = dev_buf(d, SFS_F_SIG, sig_bytes, (void **)&dsig)) ||
+        (err = host_buf(d, SFS_F_NODES, node_bytes, (void **)&hnodes)) ||
+        (err = host_buf(d, SFS_F_SIG, sig_bytes, (void **)&hsig)))
+        return err;
+    int32_t *cap = (int32_t *)hup;
+    memset(cap, 0xff, 4 * (nbottom << hb));
+    for (size_t m = 0; m < count; m++)
+        cap[((tree[m] - bottom0) << hb) + q[m]] = (int32_t)m;
+    memcpy(hup + a_dig, dig, count * pb);
+    HBS_CUDA(cudaMemcpyAsync(dup, hup, up_len, cudaMemcpyHostToDevice, d->stream));
+    for (size_t k = 0; k < T; k++) {
+        const unsigned i = trees[k].level, h = v.lms[i]->h;
+        const hbs_lmots_type *o = v.ots[i];
+        uint8_t *Tk = dnodes + t_at[k];
+        lf_args a;
+        memset(&a, 0, sizeof a);
+        memcpy(a.I, trees[k].I, 16);
+        memcpy(a.seed, trees[k].seed, o->n);
+        a.n = o->n;
+        a.p = o->p;
+        a.w = o->w;
+        a.h = h;
+        if (k >= bottom0) {
+            a.cap = (const int32_t *)dup + ((k - bottom0) << hb);
+            a.digits = dup + a_dig;
+            a.sig = dsig;
+        }
+        const uint64_t chains = (uint64_t)o->p << h;
+        if (o->n == 32)
+            lf_chains_sha256<8><<<sfs_blocks(chains), SFS_THREADS, 0, d->stream>>>(a, dvals);
+        else
+            lf_chains_sha256<6><<<sfs_blocks(chains), SFS_THREADS, 0, d->stream>>>(a, dvals);
+        lf_leaves_sha256<<<sfs_blocks((uint64_t)1 << h), SFS_THREADS, 0, d->stream>>>(a, dvals, Tk);
+        for (uint32_t lv = 1u << (h - 1); lv >= 1; lv /= 2)
+            lf_level_sha256<<<sfs_blocks(lv), SFS_THREADS, 0, d->stream>>>(a, lv, Tk);
+        hbs_memzero(&a, sizeof a);
+    }
+    HBS_CUDA(cudaGetLastError());
+    HBS_CUDA(cudaMemcpyAsync(hnodes, dnodes, node_bytes, cudaMemcpyDeviceToHost, d->stream));
+    HBS_CUDA(cudaMemcpyAsync(hsig, dsig, sig_bytes, cudaMemcpyDeviceToHost, d->stream));
+    HBS_CUDA(cudaStreamSynchronize(d->stream));
+    tm.mark("gpu trees+signatures");
+    par_for(T, [&](size_t k) {
+        trees[k].T.assign(hnodes + t_at[k], hnodes + t_at[k + 1]);
+        lms_set_pk(v, trees[k]);
+    });
+    par_for(count, [&](size_t m) { memcpy(out[m] + 8 + nb, hsig + m * pb * nb, pb * nb); });
     return HBS_OK;
 }
 
@@ -716,18 +800,37 @@ static int hss_batch(device_ctx *d, const hbs_leaf_engine *e, const uint8_t *st,
     /* the bottom jobs' digits need no tree: they are hashed first, over the pool */
     par_for(count, [&](size_t m) { prepare(nupper + m); });
     tm.mark("messages");
-    for (size_t k = 0; k < trees.size() && !err; k++)
-        err = lms_build(e, v, trees[k]);
-    tm.mark("trees");
+    bool fused = fuse_enabled();
+    for (unsigned i = 0; i < v.L; i++)
+        fused = fused && v.ots[i]->hash == HBS_LMS_HASH_SHA256 && v.lms[i]->m == v.ots[i]->n &&
+                (v.ots[i]->n == 32 || v.ots[i]->n == 24);
+    size_t kend = jobs.size(); /* the jobs the chains below still sign */
+    if (fused) {
+        std::vector<size_t> jt(count);
+        std::vector<uint32_t> jq(count);
+        std::vector<uint8_t *> jo(count);
+        for (size_t m = 0; m < count; m++) {
+            jt[m] = jobs[nupper + m].tree;
+            jq[m] = jobs[nupper + m].q;
+            jo[m] = jobs[nupper + m].out;
+        }
+        err = lms_fused(d, v, trees, level_at[v.L - 1], count, jt.data(), jq.data(),
+                        a_all.data() + dig_at[nupper], jo.data(), tm);
+        kend = nupper;
+    } else {
+        for (size_t k = 0; k < trees.size() && !err; k++)
+            err = lms_build(e, v, trees[k]);
+    }
+    tm.mark(fused ? "copies" : "trees");
     for (size_t k = 0; k < nupper && !err; k++)
         prepare(k);
     /* the chains: one launch per tree (its I and SEED are the kernel's parameters) */
-    for (size_t k = 0; k < jobs.size() && !err;) {
+    for (size_t k = 0; k < kend && !err;) {
         const size_t tr = jobs[k].tree;
         const hbs_lmots_type *o = v.ots[trees[tr].level];
         const size_t n = o->n, p = o->p;
         size_t end = k;
-        while (end < jobs.size() && jobs[end].tree == tr)
+        while (end < kend && jobs[end].tree == tr)
             end++;
         const size_t nj = end - k;
         std::vector<uint8_t> packed(4 * nj + nj * p), y(nj * p * n);

@@ -387,6 +387,94 @@ __global__ void xf_level_sha256(xf_args f, uint32_t ntrees, uint32_t z, uint8_t 
         put_be32(out + 4 * b, res[b]);
 }
 
+/* ---- LMS with SHA-256: one tree per launch, the bottom signatures on the way ----
+ * As for XMSS: a chain of a leaf that signs a message stores its value after the digit's
+ * steps. T[r] (r = 1 .. 2^(h+1) - 1, RFC 8554 numbering) at T + (r - 1) * n. */
+struct lf_args {
+    uint8_t I[16];
+    uint8_t seed[32];
+    uint32_t n, p, w, h;
+    const int32_t *cap;    /* per leaf of the tree: the job it signs, or -1; or NULL */
+    const uint8_t *digits; /* job-major, p each */
+    uint8_t *sig;          /* job-major, p * n bytes each */
+};
+
+template <int NW> __global__ void lf_chains_sha256(lf_args a, uint8_t *y)
+{
+    const uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= ((uint64_t)a.p << a.h))
+        return;
+    const uint32_t q = (uint32_t)(t / a.p), i = (uint32_t)(t % a.p);
+    const uint32_t steps = (1u << a.w) - 1;
+    const int32_t job = a.cap ? a.cap[q] : -1;
+    const uint32_t cd = job >= 0 ? a.digits[(uint64_t)job * a.p + i] : 0xffffffffu;
+    uint8_t *cap_out = job >= 0 ? a.sig + ((uint64_t)job * a.p + i) * (4 * NW) : nullptr;
+    uint32_t I[4], v[NW], pre[8];
+#pragma unroll
+    for (int k = 0; k < 4; k++)
+        I[k] = be32(a.I + 4 * k);
+#pragma unroll
+    for (int k = 0; k < NW; k++)
+        v[k] = be32(a.seed + 4 * k);
+    lms_prefix_rounds(pre, I, q);
+    lms_step_sha256<NW>(pre, I, q, i, 0xff, v);
+#pragma unroll 1
+    for (uint32_t j = 0; j < steps; j++) {
+        if (j == cd)
+            for (int k = 0; k < NW; k++)
+                put_be32(cap_out + 4 * k, v[k]);
+        lms_step_sha256<NW>(pre, I, q, i, j, v);
+    }
+    if (cd == steps)
+        for (int k = 0; k < NW; k++)
+            put_be32(cap_out + 4 * k, v[k]);
+#pragma unroll
+    for (int k = 0; k < NW; k++)
+        put_be32(y + t * (4 * NW) + 4 * k, v[k]);
+}
+
+/* Leaf q: K = H(I || q || D_PBLC || y[0..p-1]), T[2^h + q] = H(I || r || D_LEAF || K). */
+__global__ void lf_leaves_sha256(lf_args a, const uint8_t *y, uint8_t *T)
+{
+    const uint32_t q = blockIdx.x * blockDim.x + threadIdx.x;
+    if (q >= (1u << a.h))
+        return;
+    const uint32_t n = a.n;
+    uint8_t head[22 + 32];
+    sha256_stream st;
+    for (int k = 0; k < 16; k++)
+        head[k] = a.I[k];
+    put_be32(head + 16, q);
+    head[20] = 0x80;
+    head[21] = 0x80;
+    st.init();
+    st.absorb(head, 22);
+    st.absorb(y + (uint64_t)q * a.p * n, a.p * n);
+    st.finish(head + 22, n);
+    put_be32(head + 16, (1u << a.h) + q);
+    head[20] = 0x82;
+    head[21] = 0x82;
+    sf_hash<SF_SHA256>(T + ((uint64_t)(1u << a.h) - 1 + q) * n, n, head, 22 + n);
+}
+
+/* Nodes r = lv .. 2 lv - 1: T[r] = H(I || r || D_INTR || T[2r] || T[2r+1]). */
+__global__ void lf_level_sha256(lf_args a, uint32_t lv, uint8_t *T)
+{
+    const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= lv)
+        return;
+    const uint32_t r = lv + t, n = a.n;
+    uint8_t m[22 + 64];
+    for (int k = 0; k < 16; k++)
+        m[k] = a.I[k];
+    put_be32(m + 16, r);
+    m[20] = 0x83;
+    m[21] = 0x83;
+    for (uint32_t k = 0; k < 2 * n; k++)
+        m[22 + k] = T[(uint64_t)(2 * r - 1) * n + k];
+    sf_hash<SF_SHA256>(T + (uint64_t)(r - 1) * n, n, m, 22 + 2 * n);
+}
+
 } // namespace hbs_gpu
 
 #endif
