@@ -21,5 +21,6 @@ const hbs_test_group hbs_test_groups[] = {
     {"gpu", hbs_tests_gpu},
     {"gpu_cli", hbs_tests_gpu_cli},
     {"gpu_stateful", hbs_tests_gpu_stateful},
+    {"gpu_stateful", hbs_tests_gpu_stateful_device},
     {NULL, NULL},
 };

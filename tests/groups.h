@@ -29,5 +29,6 @@ extern const hbs_test hbs_tests_misuse[];   /* tests/misuse/test_misuse.c */
 extern const hbs_test hbs_tests_gpu[];      /* tests/gpu/test_gpu.c */
 extern const hbs_test hbs_tests_gpu_cli[];  /* tests/gpu/test_gpu_cli.c */
 extern const hbs_test hbs_tests_gpu_stateful[]; /* tests/gpu/test_gpu_stateful.c */
+extern const hbs_test hbs_tests_gpu_stateful_device[]; /* tests/gpu/test_gpu_stateful_device.c */
 extern const hbs_test hbs_tests_cli[];      /* tests/cli/test_cli.c */
 #endif

@@ -166,6 +166,20 @@ HBS_API HBS_WARN_UNUSED_RESULT int hbs_gpu_stateful_verify_many(
     const size_t *siglens, const uint8_t *const *msgs, const size_t *msglens, size_t count,
     const uint8_t *const *pks, const size_t *pklens, size_t npks);
 
+/* Device-resident batch verification for callers whose data already lives on GPU `device`:
+ * count items of the one parameter set `alg` (as hbs_stateful_keygen names it). d_sigs
+ * holds the signatures back to back, each of the set's signature length; message i is
+ * d_mp + d_moff[i], d_mlen[i] bytes; d_pks the public keys back to back (npks = count) or
+ * one key for all (npks = 1). d_results[i] (device memory) gets 0 if item i is valid, else
+ * HBS_ERR_VERIFY_FAILED; a key or signature naming other types than alg's, or an index
+ * outside the key, is invalid. All pointers are device pointers. Returns when the verdicts
+ * are written: HBS_OK (whatever the verdicts), HBS_ERR_UNKNOWN_ALGORITHM,
+ * HBS_ERR_INVALID_ARGUMENT, HBS_ERR_NO_GPU or HBS_ERR_GPU. */
+HBS_API HBS_WARN_UNUSED_RESULT int hbs_gpu_stateful_verify_device(
+    const char *alg, int device, int *d_results, const uint8_t *d_sigs, const uint8_t *d_mp,
+    const uint64_t *d_moff, const uint32_t *d_mlen, size_t count, const uint8_t *d_pks,
+    size_t npks);
+
 /* ---- stateful signatures: signing a batch under one key ------------------------------------
  * Signs msgs[0..count) with the key's next count indices, in order, into sigs (count *
  * hbs_stateful_sig_bytes(key) bytes, packed; sigcap is its size): byte for byte what count

@@ -277,3 +277,21 @@ int hbs_gpu_stateful_sign_many(hbs_stateful_key *key, uint8_t *sigs, size_t sigc
         memset(sigs, 0, sigcap);
     return HBS_ERR_NO_GPU;
 }
+
+int hbs_gpu_stateful_verify_device(const char *alg, int device, int *d_results,
+                                   const uint8_t *d_sigs, const uint8_t *d_mp,
+                                   const uint64_t *d_moff, const uint32_t *d_mlen, size_t count,
+                                   const uint8_t *d_pks, size_t npks)
+{
+    (void)alg;
+    (void)device;
+    (void)d_results;
+    (void)d_sigs;
+    (void)d_mp;
+    (void)d_moff;
+    (void)d_mlen;
+    (void)count;
+    (void)d_pks;
+    (void)npks;
+    return HBS_ERR_NO_GPU;
+}

@@ -149,7 +149,7 @@ static int xmss_parse(sfv_job *j, uint32_t item, int mt, const uint8_t *pk, size
     return 1;
 }
 
-/* A chunk packed for the GPU: the job arrays, then the arena. */
+/* A chunk packed for the GPU: the job arrays, then the bytes they point to. */
 struct sfv_stage {
     cudaStream_t stream;
     uint8_t *host, *dev, *scratch;
@@ -265,89 +265,86 @@ static sfv_scratch carve(uint8_t *base, size_t count, size_t chains, size_t n)
 }
 
 template <int F, bool REG>
-static void xmss_launches(cudaStream_t st, const xv_set &x, sfv_jobs d, const uint8_t *arena,
-                          const sfv_scratch &w, uint32_t c)
+static void xmss_launches(cudaStream_t st, const xv_set &x, sfv_jobs d, const sfv_scratch &w, uint32_t c)
 {
     const uint32_t tasks = c * x.len;
     phase_mark(st, -1);
     sfv_clear<<<1, 1, 0, st>>>(w.hist);
-    xv_start<F, REG><<<blocks_of(c), SFV_THREADS, 0, st>>>(x, d, arena, w, c);
+    xv_start<F, REG><<<blocks_of(c), SFV_THREADS, 0, st>>>(x, d, w, c);
     phase_mark(st, PH_START);
     for (uint32_t layer = 0; layer < x.d; layer++) {
         xv_digits<<<blocks_of(c), SFV_THREADS, 0, st>>>(x, w, c);
         sfv_scan<<<1, 1, 0, st>>>(w.hist, 16);
         sfv_scatter<<<blocks_of(c), SFV_THREADS, 0, st>>>(w, x.len, 16, c);
         phase_mark(st, PH_DIGITS);
-        xv_chains<F, REG><<<blocks_of(tasks), SFV_THREADS, 0, st>>>(x, d, arena, w, layer, tasks);
+        xv_chains<F, REG><<<blocks_of(tasks), SFV_THREADS, 0, st>>>(x, d, w, layer, tasks);
         phase_mark(st, PH_CHAINS);
         int from = 0;
         uint32_t height = 0;
         for (uint32_t l = x.len; l > 1; l = (l + 1) / 2, height++, from ^= 1)
-            xv_ltree<F, REG><<<blocks_of((size_t)c * ((l + 1) / 2)), SFV_THREADS, 0, st>>>(x, d, arena, w, layer, l, height, from, c);
+            xv_ltree<F, REG><<<blocks_of((size_t)c * ((l + 1) / 2)), SFV_THREADS, 0, st>>>(x, d, w, layer, l, height, from, c);
         phase_mark(st, PH_LTREE);
-        xv_path<F, REG><<<blocks_of(c), SFV_THREADS, 0, st>>>(x, d, arena, w, layer, from, c);
+        xv_path<F, REG><<<blocks_of(c), SFV_THREADS, 0, st>>>(x, d, w, layer, from, c);
         phase_mark(st, PH_PATH);
     }
 }
 
 template <int F, int NW>
-static void lms_launches(cudaStream_t st, const lv_set &l, sfv_jobs d, const uint8_t *arena,
-                         const sfv_scratch &w, uint32_t c)
+static void lms_launches(cudaStream_t st, const lv_set &l, sfv_jobs d, const sfv_scratch &w, uint32_t c)
 {
     const uint32_t tasks = c * l.p, buckets = 1u << l.w;
     phase_mark(st, -1);
     sfv_clear<<<1, 1, 0, st>>>(w.hist);
-    lv_start<F><<<blocks_of(c), SFV_THREADS, 0, st>>>(l, d, arena, w, c);
+    lv_start<F><<<blocks_of(c), SFV_THREADS, 0, st>>>(l, d, w, c);
     phase_mark(st, PH_START);
     lv_digits<<<blocks_of(c), SFV_THREADS, 0, st>>>(l, w, c);
     sfv_scan<<<1, 1, 0, st>>>(w.hist, buckets);
     sfv_scatter<<<blocks_of(c), SFV_THREADS, 0, st>>>(w, l.p, buckets, c);
     phase_mark(st, PH_DIGITS);
-    lv_chains<F, NW><<<blocks_of(tasks), SFV_THREADS, 0, st>>>(l, d, arena, w, tasks);
+    lv_chains<F, NW><<<blocks_of(tasks), SFV_THREADS, 0, st>>>(l, d, w, tasks);
     phase_mark(st, PH_CHAINS);
-    lv_finish<F><<<blocks_of(c), SFV_THREADS, 0, st>>>(l, d, arena, w, c);
+    lv_finish<F><<<blocks_of(c), SFV_THREADS, 0, st>>>(l, d, w, c);
     phase_mark(st, PH_PATH);
 }
 
 /* Jobs [first, first + count) of one set, in groups of at most SFV_GROUP_JOBS. */
-static int launch_set(const sfv_stage &s, sfv_jobs dj, const uint8_t *arena, size_t first,
-                      size_t count)
+static int launch_set(cudaStream_t stream, uint8_t *scratch, const sfv_job &j0, sfv_jobs dj,
+                      size_t first, size_t count)
 {
-    const sfv_job &j0 = s.jobs[first];
     size_t chains, n;
     job_shape(j0, &chains, &n);
     for (size_t at = first; at < first + count; at += SFV_GROUP_JOBS) {
         const uint32_t c = (uint32_t)std::min((size_t)SFV_GROUP_JOBS, first + count - at);
-        const sfv_scratch w = carve(s.scratch, c, chains, n);
+        const sfv_scratch w = carve(scratch, c, chains, n);
         sfv_jobs d = dj;
-        d.pk_off += at;
-        d.sig_off += at;
-        d.msg_off += at;
+        d.pk += at;
+        d.sig += at;
+        d.msg += at;
         d.msg_len += at;
         d.ok += at;
         if (!j0.ots) {
             const hbs_xmss_params *p = (const hbs_xmss_params *)j0.set;
             const xv_set x = {p->n, p->padlen, p->len, p->len1, p->d, p->tree_h, p->idx_bytes};
             if (p->func == XMSS_FUNC_SHA256 && p->n == 32 && p->padlen == 32)
-                xmss_launches<SF_SHA256, true>(s.stream, x, d, arena, w, c);
+                xmss_launches<SF_SHA256, true>(stream, x, d, w, c);
             else if (p->func == XMSS_FUNC_SHA256)
-                xmss_launches<SF_SHA256, false>(s.stream, x, d, arena, w, c);
+                xmss_launches<SF_SHA256, false>(stream, x, d, w, c);
             else if (p->func == XMSS_FUNC_SHA512)
-                xmss_launches<SF_SHA512, false>(s.stream, x, d, arena, w, c);
+                xmss_launches<SF_SHA512, false>(stream, x, d, w, c);
             else if (p->func == XMSS_FUNC_SHAKE128)
-                xmss_launches<SF_SHAKE128, false>(s.stream, x, d, arena, w, c);
+                xmss_launches<SF_SHAKE128, false>(stream, x, d, w, c);
             else
-                xmss_launches<SF_SHAKE256, false>(s.stream, x, d, arena, w, c);
+                xmss_launches<SF_SHAKE256, false>(stream, x, d, w, c);
         } else {
             const hbs_lms_type *t = (const hbs_lms_type *)j0.set;
             const hbs_lmots_type *o = j0.ots;
             const lv_set l = {o->n, o->p, o->w, o->ls, t->h};
             if (o->hash == HBS_LMS_HASH_SHA256 && o->n == 32)
-                lms_launches<SF_SHA256, 8>(s.stream, l, d, arena, w, c);
+                lms_launches<SF_SHA256, 8>(stream, l, d, w, c);
             else if (o->hash == HBS_LMS_HASH_SHA256)
-                lms_launches<SF_SHA256, 6>(s.stream, l, d, arena, w, c);
+                lms_launches<SF_SHA256, 6>(stream, l, d, w, c);
             else
-                lms_launches<SF_SHAKE256, 0>(s.stream, l, d, arena, w, c);
+                lms_launches<SF_SHAKE256, 0>(stream, l, d, w, c);
         }
         HBS_CUDA(cudaGetLastError());
     }
@@ -380,10 +377,13 @@ static size_t sort_jobs(std::vector<sfv_job> &jobs)
 
 /* Packs a stage's jobs, copies them over, runs a launch per set and copies the verdicts
  * back, all queued on the stage's stream. */
+/* The host copy of the job arrays holds device addresses; the arena's bytes go at the
+ * same offsets in the pinned buffer as in the device buffer. */
 struct pack_args {
     const sfv_job *jobs;
-    const uint64_t *pk_off, *sig_off, *msg_off;
-    uint8_t *arena;
+    const uint64_t *pk, *sig, *msg;
+    uint8_t *host;
+    uint64_t dev;
     size_t nj;
 };
 
@@ -395,46 +395,45 @@ static void pack_block(void *arg, size_t b)
     const size_t end = std::min(a->nj, (b + 1) * SFV_PACK_BLOCK);
     for (size_t i = b * SFV_PACK_BLOCK; i < end; i++) {
         const sfv_job &j = a->jobs[i];
-        memcpy(a->arena + a->pk_off[i], j.pk, j.pklen);
-        memcpy(a->arena + a->sig_off[i], j.sig, j.siglen);
+        memcpy(a->host + (a->pk[i] - a->dev), j.pk, j.pklen);
+        memcpy(a->host + (a->sig[i] - a->dev), j.sig, j.siglen);
         if (j.msglen)
-            memcpy(a->arena + a->msg_off[i], j.msg, j.msglen);
+            memcpy(a->host + (a->msg[i] - a->dev), j.msg, j.msglen);
     }
 }
 
 static int stage_run(sfv_stage &s)
 {
     const size_t nj = s.jobs.size();
-    uint64_t *pk_off = (uint64_t *)s.host, *sig_off = pk_off + nj, *msg_off = sig_off + nj;
-    uint32_t *msg_len = (uint32_t *)(msg_off + nj);
+    uint64_t *pk = (uint64_t *)s.host, *sig = pk + nj, *msg = sig + nj;
+    uint32_t *msg_len = (uint32_t *)(msg + nj);
     uint8_t *ok = (uint8_t *)(msg_len + nj);
-    const size_t arena_at = align8(nj * (3 * 8 + 4 + 1));
-    size_t at = 0;
-    uint8_t *arena = s.host + arena_at;
+    const uint64_t dev = (uint64_t)(uintptr_t)s.dev;
+    uint64_t at = align8(nj * (3 * 8 + 4 + 1));
     for (size_t i = 0; i < nj; i++) {
         const sfv_job &j = s.jobs[i];
-        pk_off[i] = at;
-        sig_off[i] = at + j.pklen;
-        msg_off[i] = at + j.pklen + j.siglen;
+        pk[i] = dev + at;
+        sig[i] = dev + at + j.pklen;
+        msg[i] = dev + at + j.pklen + j.siglen;
         at += j.pklen + j.siglen + j.msglen;
         msg_len[i] = (uint32_t)j.msglen;
         ok[i] = 0;
     }
     /* the copies into pinned memory are most of the host's work: over the thread pool */
-    pack_args pa = {s.jobs.data(), pk_off, sig_off, msg_off, arena, nj};
+    pack_args pa = {s.jobs.data(), pk, sig, msg, s.host, dev, nj};
     hbs_parallel_for((nj + SFV_PACK_BLOCK - 1) / SFV_PACK_BLOCK, pack_block, &pa);
-    HBS_CUDA(cudaMemcpyAsync(s.dev, s.host, arena_at + at, cudaMemcpyHostToDevice, s.stream));
+    HBS_CUDA(cudaMemcpyAsync(s.dev, s.host, at, cudaMemcpyHostToDevice, s.stream));
     sfv_jobs dj;
-    dj.pk_off = (const uint64_t *)s.dev;
-    dj.sig_off = dj.pk_off + nj;
-    dj.msg_off = dj.sig_off + nj;
-    dj.msg_len = (const uint32_t *)(dj.msg_off + nj);
+    dj.pk = (const uint8_t *const *)s.dev;
+    dj.sig = dj.pk + nj;
+    dj.msg = dj.sig + nj;
+    dj.msg_len = (const uint32_t *)(dj.msg + nj);
     dj.ok = (uint8_t *)(dj.msg_len + nj);
     for (size_t first = 0; first < nj;) {
         size_t end = first + 1;
         while (end < nj && same_set(s.jobs[end], s.jobs[first]))
             end++;
-        int err = launch_set(s, dj, s.dev + arena_at, first, end - first);
+        int err = launch_set(s.stream, s.scratch, s.jobs[first], dj, first, end - first);
         if (err)
             return err;
         first = end;
@@ -633,4 +632,150 @@ extern "C" int hbs_gpu_stateful_verify_many(hbs_stateful_family family, int *res
         if (results[i] != HBS_OK)
             return HBS_ERR_VERIFY_FAILED;
     return HBS_OK;
+}
+
+/* ---- device-resident batches (hbs_gpu_stateful_verify_device) ---- */
+
+namespace hbs_gpu {
+
+/* Pool slots: the job arrays, verdicts and validity of one piece (the scratch is stage 0's). */
+enum { SFV_DEV_JOBS = 56 };
+
+/* One set as the device entry sees it: a job template per level (set and types), the
+ * sizes, and what the job kernel checks. */
+struct dev_set {
+    unsigned levels;
+    sfv_job level[HBS_HSS_MAX_LEVELS];
+    size_t sig_bytes, pk_bytes;
+    const hbs_xmss_params *xp;
+    hv_set hv;
+};
+
+static int dev_set_of(dev_set *ds, const char *alg)
+{
+    memset(ds, 0, sizeof *ds);
+    const int family = hbs_stateful_family_of(alg);
+    if (family < 0)
+        return family;
+    if (family != HBS_STATEFUL_HSS) {
+        const hbs_xmss_params *p = hbs_xmss_params_by_name(alg);
+        ds->levels = 1;
+        ds->level[0].set = p;
+        ds->xp = p;
+        ds->sig_bytes = p->sig_bytes;
+        ds->pk_bytes = p->pk_bytes;
+        return HBS_OK;
+    }
+    hbs_hss_params hp;
+    int err = hbs_hss_params_parse(&hp, alg);
+    if (err)
+        return err;
+    ds->levels = hp.levels;
+    ds->hv.L = hp.levels;
+    ds->sig_bytes = hbs_hss_params_sig_bytes(&hp);
+    ds->pk_bytes = hbs_hss_params_pk_bytes(&hp);
+    uint32_t at = 4;
+    for (unsigned k = 0; k < hp.levels; k++) {
+        hv_level &v = ds->hv.lv[k];
+        v.lms_code = hbs_lms_type_code(hp.lms[k]);
+        v.ots_code = hbs_lmots_type_code(hp.ots[k]);
+        v.n = (uint32_t)hbs_lmots_type_n(hp.ots[k]);
+        v.p = hbs_lmots_type_p(hp.ots[k]);
+        v.h = hbs_lms_type_height(hp.lms[k]);
+        v.sig_at = at;
+        at += (uint32_t)hbs_lms_sig_bytes(hp.lms[k], hp.ots[k]);
+        v.pk_at = at;
+        if (k + 1 < hp.levels)
+            at += (uint32_t)hbs_lms_pk_bytes(hp.lms[k + 1]);
+        ds->level[k].set = hp.lms[k];
+        ds->level[k].ots = hp.ots[k];
+    }
+    return at == ds->sig_bytes ? HBS_OK : HBS_ERR_UNSUPPORTED;
+}
+
+static int verify_device(device_ctx *d, const dev_set &ds, int *d_results, const uint8_t *d_sigs,
+                         const uint8_t *d_mp, const uint64_t *d_moff, const uint32_t *d_mlen,
+                         size_t count, const uint8_t *d_pks, size_t npks)
+{
+    const size_t L = ds.levels, piece = SFV_GROUP_JOBS / L;
+    size_t scratch = 0;
+    for (unsigned k = 0; k < L; k++) {
+        size_t chains, n;
+        job_shape(ds.level[k], &chains, &n);
+        scratch = std::max(scratch, scratch_bytes(std::min(count, piece), chains, n));
+    }
+    const size_t jobs_max = std::min(count, piece) * L;
+    const size_t arrays = align8(jobs_max * (3 * 8 + 4 + 1)) + align8(std::min(count, piece));
+    uint8_t *dw, *dscratch;
+    cudaStream_t st = d->stream;
+    int err;
+    if ((err = dev_buf(d, SFV_DEV_JOBS, arrays, (void **)&dw)) ||
+        (err = dev_buf(d, SFV_SCRATCH, scratch, (void **)&dscratch)))
+        return err;
+    for (size_t at = 0; at < count; at += piece) {
+        const uint32_t c = (uint32_t)std::min(piece, count - at), nj = c * (uint32_t)L;
+        sfv_jobs_out out;
+        out.pk = (const uint8_t **)dw;
+        out.sig = out.pk + nj;
+        out.msg = out.sig + nj;
+        out.msg_len = (uint32_t *)(out.msg + nj);
+        uint8_t *ok = (uint8_t *)(out.msg_len + nj), *valid = dw + align8((size_t)nj * 29);
+        sfv_dev_in in;
+        in.sigs = d_sigs + at * ds.sig_bytes;
+        in.mp = d_mp;
+        in.pks = d_pks + (npks == 1 ? 0 : at * ds.pk_bytes);
+        in.moff = d_moff + at;
+        in.mlen = d_mlen + at;
+        in.sig_bytes = (uint32_t)ds.sig_bytes;
+        in.pk_bytes = (uint32_t)ds.pk_bytes;
+        in.one_key = npks == 1;
+        if (ds.xp)
+            xv_device_jobs<<<blocks_of(c), SFV_THREADS, 0, st>>>(in, ds.xp->oid, ds.xp->h, ds.xp->idx_bytes, out, valid, c);
+        else
+            hv_device_jobs<<<blocks_of(c), SFV_THREADS, 0, st>>>(in, ds.hv, out, valid, c);
+        HBS_CUDA(cudaGetLastError());
+        sfv_jobs dj;
+        dj.pk = out.pk;
+        dj.sig = out.sig;
+        dj.msg = out.msg;
+        dj.msg_len = out.msg_len;
+        dj.ok = ok;
+        for (unsigned k = 0; k < L; k++)
+            if ((err = launch_set(st, dscratch, ds.level[k], dj, (size_t)k * c, c)))
+                return err;
+        sfv_device_fold<<<blocks_of(c), SFV_THREADS, 0, st>>>(valid, ok, (uint32_t)L, c, HBS_ERR_VERIFY_FAILED, d_results + at);
+        HBS_CUDA(cudaGetLastError());
+    }
+    HBS_CUDA(cudaStreamSynchronize(st));
+    return HBS_OK;
+}
+
+} // namespace hbs_gpu
+
+extern "C" int hbs_gpu_stateful_verify_device(const char *alg, int device, int *d_results,
+                                              const uint8_t *d_sigs, const uint8_t *d_mp,
+                                              const uint64_t *d_moff, const uint32_t *d_mlen,
+                                              size_t count, const uint8_t *d_pks, size_t npks)
+{
+    dev_set ds;
+    int err;
+    gpu_clear_error();
+    if (!alg)
+        return HBS_ERR_INVALID_ARGUMENT;
+    if ((err = dev_set_of(&ds, alg)) != HBS_OK)
+        return err;
+    if (count == 0)
+        return HBS_OK;
+    if (!d_results || !d_sigs || !d_mp || !d_moff || !d_mlen || !d_pks ||
+        (npks != 1 && npks != count) || count > 0xffffffffu / ds.levels)
+        return HBS_ERR_INVALID_ARGUMENT;
+    device_ctx *d = device_by_ordinal(device);
+    if (!d)
+        return hbs_gpu_device_count() ? HBS_ERR_INVALID_ARGUMENT : HBS_ERR_NO_GPU;
+    std::lock_guard<std::mutex> g(d->lock);
+    HBS_CUDA(cudaSetDevice(d->ordinal));
+    err = verify_device(d, ds, d_results, d_sigs, d_mp, d_moff, d_mlen, count, d_pks, npks);
+    if (err)
+        cudaStreamSynchronize(d->stream);
+    return err;
 }

@@ -15,9 +15,9 @@
  * of an HSS signature (the host ANDs the levels). Chains are grouped by digit because a
  * warp runs as long as its longest chain: sorted, the 32 chains of a warp have the same
  * length, and the long ones are started first. The host has parsed and length-checked
- * every job, so a thread reads only inside its job's bytes. Items live in one byte arena;
- * what locates them is kept as structure of arrays (one array per field), so the loads of
- * a warp coalesce. */
+ * every job (or, for the device-resident entry, a kernel has), so a thread reads only
+ * inside its job's bytes. What locates the jobs is kept as structure of arrays (one array
+ * per field), so the loads of a warp coalesce. */
 #ifndef HBS_GPU_STATEFUL_VERIFY_KERNELS_CUH
 #define HBS_GPU_STATEFUL_VERIFY_KERNELS_CUH
 
@@ -33,10 +33,10 @@ namespace hbs_gpu {
 #define SFV_BUCKETS 256         /* digit values: LM-OTS W8 has 256 */
 #define SFV_CHAIN_BITS 9        /* a task is job << 9 | chain */
 
-/* Where job t's bytes are in the arena, and its verdict (1 valid, 0 not). For LMS, pk is
- * the bare LMS public key and sig the bare LMS signature of one level. */
+/* Where job t's bytes are (device pointers), and its verdict (1 valid, 0 not). For LMS, pk
+ * is the bare LMS public key and sig the bare LMS signature of one level. */
 struct sfv_jobs {
-    const uint64_t *pk_off, *sig_off, *msg_off;
+    const uint8_t *const *pk, *const *sig, *const *msg;
     const uint32_t *msg_len;
     uint8_t *ok;
 };
@@ -200,15 +200,15 @@ __device__ __forceinline__ void xv_adrs(uint8_t a[32], uint32_t layer, uint64_t 
 
 /* H_msg, and the PRF midstate of toByte(3, 32) || PUB_SEED for the register hashes. */
 template <int F, bool REG>
-__global__ void xv_start(xv_set s, sfv_jobs j, const uint8_t *arena, sfv_scratch w,
+__global__ void xv_start(xv_set s, sfv_jobs j, sfv_scratch w,
                          uint32_t count)
 {
     const uint32_t t = sfv_thread();
     if (t >= count)
         return;
-    const uint8_t *pk = arena + j.pk_off[t], *sig = arena + j.sig_off[t];
+    const uint8_t *pk = j.pk[t], *sig = j.sig[t];
     xv_hash_msg<F>(w.node + (size_t)t * 64, s, sig + s.idx_bytes, pk + 4,
-                   sfv_index(sig, s.idx_bytes), arena + j.msg_off[t], j.msg_len[t]);
+                   sfv_index(sig, s.idx_bytes), j.msg[t], j.msg_len[t]);
     if constexpr (REG) {
         uint32_t m[16], st[8];
         for (int k = 0; k < 7; k++)
@@ -244,7 +244,7 @@ __global__ void xv_digits(xv_set s, sfv_scratch w, uint32_t count)
 }
 
 template <int F, bool REG>
-__global__ void xv_chains(xv_set s, sfv_jobs j, const uint8_t *arena, sfv_scratch w,
+__global__ void xv_chains(xv_set s, sfv_jobs j, sfv_scratch w,
                           uint32_t layer, uint32_t ntasks)
 {
     const uint32_t t = sfv_thread();
@@ -252,7 +252,7 @@ __global__ void xv_chains(xv_set s, sfv_jobs j, const uint8_t *arena, sfv_scratc
         return;
     const uint32_t task = w.tasks[t], job = task >> SFV_CHAIN_BITS,
                    c = task & ((1u << SFV_CHAIN_BITS) - 1);
-    const uint8_t *pk = arena + j.pk_off[job], *sig = arena + j.sig_off[job];
+    const uint8_t *pk = j.pk[job], *sig = j.sig[job];
     const xv_pos at = xv_locate(s, sig, layer);
     const uint32_t first = w.dig[(size_t)job * w.stride + c], n = s.n;
     const uint8_t *in = at.part + (size_t)c * n;
@@ -289,7 +289,7 @@ __global__ void xv_chains(xv_set s, sfv_jobs j, const uint8_t *arena, sfv_scratc
 /* One level of the L-tree: l nodes in ends[from] become (l + 1) / 2 in the other buffer
  * (an odd last node moves up unhashed). */
 template <int F, bool REG>
-__global__ void xv_ltree(xv_set s, sfv_jobs j, const uint8_t *arena, sfv_scratch w,
+__global__ void xv_ltree(xv_set s, sfv_jobs j, sfv_scratch w,
                          uint32_t layer, uint32_t l, uint32_t height, int from, uint32_t count)
 {
     const uint32_t per = (l + 1) / 2;
@@ -304,7 +304,7 @@ __global__ void xv_ltree(xv_set s, sfv_jobs j, const uint8_t *arena, sfv_scratch
             out[k] = in[(size_t)(l - 1) * n + k];
         return;
     }
-    const uint8_t *pk = arena + j.pk_off[job], *sig = arena + j.sig_off[job];
+    const uint8_t *pk = j.pk[job], *sig = j.sig[job];
     const xv_pos at = xv_locate(s, sig, layer);
     if constexpr (REG) {
         uint32_t mid[8], lw[8], rw[8], r[8], a[8] = {layer, (uint32_t)(at.tree >> 32),
@@ -332,13 +332,13 @@ __global__ void xv_ltree(xv_set s, sfv_jobs j, const uint8_t *arena, sfv_scratch
 /* Up the authentication path from the L-tree's root (in ends[from]); on the last layer the
  * root is compared with the public key's. */
 template <int F, bool REG>
-__global__ void xv_path(xv_set s, sfv_jobs j, const uint8_t *arena, sfv_scratch w,
+__global__ void xv_path(xv_set s, sfv_jobs j, sfv_scratch w,
                         uint32_t layer, int from, uint32_t count)
 {
     const uint32_t t = sfv_thread();
     if (t >= count)
         return;
-    const uint8_t *pk = arena + j.pk_off[t], *sig = arena + j.sig_off[t];
+    const uint8_t *pk = j.pk[t], *sig = j.sig[t];
     const xv_pos at = xv_locate(s, sig, layer);
     const uint32_t n = s.n, H = s.tree_h;
     const uint8_t *auth = at.part + (size_t)s.len * n;
@@ -394,13 +394,13 @@ __global__ void xv_path(xv_set s, sfv_jobs j, const uint8_t *arena, sfv_scratch 
 
 /* Q = H(I || u32str(q) || u16str(D_MESG) || C || message). */
 template <int F>
-__global__ void lv_start(lv_set s, sfv_jobs j, const uint8_t *arena, sfv_scratch w,
+__global__ void lv_start(lv_set s, sfv_jobs j, sfv_scratch w,
                          uint32_t count)
 {
     const uint32_t t = sfv_thread();
     if (t >= count)
         return;
-    const uint8_t *pk = arena + j.pk_off[t], *sig = arena + j.sig_off[t];
+    const uint8_t *pk = j.pk[t], *sig = j.sig[t];
     uint8_t head[22];
     typename stream_of<F>::type h;
     for (int k = 0; k < 16; k++)
@@ -412,7 +412,7 @@ __global__ void lv_start(lv_set s, sfv_jobs j, const uint8_t *arena, sfv_scratch
     h.init();
     h.absorb(head, 22);
     h.absorb(sig + 8, s.n);
-    h.absorb(arena + j.msg_off[t], j.msg_len[t]);
+    h.absorb(j.msg[t], j.msg_len[t]);
     h.finish(w.node + (size_t)t * 64, s.n);
 }
 
@@ -442,7 +442,7 @@ __global__ void lv_digits(lv_set s, sfv_scratch w, uint32_t count)
 
 /* NW > 0: SHA-256 chain steps in registers (n = 4 * NW); NW = 0: byte streams of F. */
 template <int F, int NW>
-__global__ void lv_chains(lv_set s, sfv_jobs j, const uint8_t *arena, sfv_scratch w,
+__global__ void lv_chains(lv_set s, sfv_jobs j, sfv_scratch w,
                           uint32_t ntasks)
 {
     const uint32_t t = sfv_thread();
@@ -450,7 +450,7 @@ __global__ void lv_chains(lv_set s, sfv_jobs j, const uint8_t *arena, sfv_scratc
         return;
     const uint32_t task = w.tasks[t], job = task >> SFV_CHAIN_BITS,
                    c = task & ((1u << SFV_CHAIN_BITS) - 1);
-    const uint8_t *pk = arena + j.pk_off[job], *sig = arena + j.sig_off[job];
+    const uint8_t *pk = j.pk[job], *sig = j.sig[job];
     const uint32_t n = s.n, q = be32(sig), top = (1u << s.w) - 1,
                    first = w.dig[(size_t)job * w.stride + c];
     const uint8_t *y = sig + 8 + n + (size_t)c * n;
@@ -486,13 +486,13 @@ __global__ void lv_chains(lv_set s, sfv_jobs j, const uint8_t *arena, sfv_scratc
 /* K = H(I || u32str(q) || u16str(D_PBLC) || z[0] || ... || z[p-1]), the leaf, up the path
  * (RFC 8554 Algorithm 6a), compared with the key's T[1]. */
 template <int F>
-__global__ void lv_finish(lv_set s, sfv_jobs j, const uint8_t *arena, sfv_scratch w,
+__global__ void lv_finish(lv_set s, sfv_jobs j, sfv_scratch w,
                           uint32_t count)
 {
     const uint32_t t = sfv_thread();
     if (t >= count)
         return;
-    const uint8_t *pk = arena + j.pk_off[t], *sig = arena + j.sig_off[t];
+    const uint8_t *pk = j.pk[t], *sig = j.sig[t];
     const uint32_t n = s.n, q = be32(sig);
     uint8_t node[22 + 64], cur[32];
     typename stream_of<F>::type h;
@@ -525,6 +525,98 @@ __global__ void lv_finish(lv_set s, sfv_jobs j, const uint8_t *arena, sfv_scratc
     for (uint32_t k = 0; k < n; k++)
         diff |= cur[k] ^ pk[24 + k];
     j.ok[t] = diff == 0;
+}
+
+/* ---- the device-resident entry: jobs from the caller's packed arrays ---- */
+
+/* The caller's arrays: count signatures and keys of one set, packed; messages at mp + moff. */
+struct sfv_dev_in {
+    const uint8_t *sigs, *mp, *pks;
+    const uint64_t *moff;
+    const uint32_t *mlen;
+    uint32_t sig_bytes, pk_bytes, one_key;
+};
+
+/* The job arrays, as written. */
+struct sfv_jobs_out {
+    const uint8_t **pk, **sig, **msg;
+    uint32_t *msg_len;
+};
+
+/* XMSS: the key names the set's OID and the index lies inside the key (hbs_xmss_verify's
+ * checks, the lengths being the set's by the caller's layout). */
+__global__ void xv_device_jobs(sfv_dev_in in, uint32_t oid, uint32_t h, uint32_t idx_bytes,
+                               sfv_jobs_out out, uint8_t *valid, uint32_t count)
+{
+    const uint32_t t = sfv_thread();
+    if (t >= count)
+        return;
+    const uint8_t *pk = in.pks + (in.one_key ? 0 : (size_t)t * in.pk_bytes);
+    const uint8_t *sig = in.sigs + (size_t)t * in.sig_bytes;
+    out.pk[t] = pk;
+    out.sig[t] = sig;
+    out.msg[t] = in.mp + in.moff[t];
+    out.msg_len[t] = in.mlen[t];
+    const uint64_t idx = sfv_index(sig, idx_bytes);
+    valid[t] = be32(pk) == oid && (h >= 64 || (idx >> h) == 0);
+}
+
+/* One HSS level of the set: its types and where its parts sit in every signature. */
+struct hv_level {
+    uint32_t lms_code, ots_code, n, p, h;
+    uint32_t sig_at; /* its LMS signature */
+    uint32_t pk_at;  /* the next level's key (below the bottom level: unused) */
+};
+
+struct hv_set {
+    uint32_t L;
+    hv_level lv[8];
+};
+
+/* HSS: job k * count + t is level k of item t. An item is valid if every type code in its
+ * key and signature is the set's, Nspk = L - 1 and every q lies inside its tree. */
+__global__ void hv_device_jobs(sfv_dev_in in, hv_set s, sfv_jobs_out out, uint8_t *valid,
+                               uint32_t count)
+{
+    const uint32_t t = sfv_thread();
+    if (t >= count)
+        return;
+    const uint8_t *pk = in.pks + (in.one_key ? 0 : (size_t)t * in.pk_bytes);
+    const uint8_t *sig = in.sigs + (size_t)t * in.sig_bytes;
+    bool ok = be32(pk) == s.L && be32(pk + 4) == s.lv[0].lms_code &&
+              be32(pk + 8) == s.lv[0].ots_code && be32(sig) == s.L - 1;
+    for (uint32_t k = 0; k < s.L; k++) {
+        const hv_level &v = s.lv[k];
+        const uint8_t *ls = sig + v.sig_at;
+        const size_t job = (size_t)k * count + t;
+        ok = ok && ((uint64_t)be32(ls) >> v.h) == 0 && be32(ls + 4) == v.ots_code &&
+             be32(ls + 8 + v.n + (size_t)v.p * v.n) == v.lms_code;
+        out.pk[job] = k == 0 ? pk + 4 : sig + s.lv[k - 1].pk_at;
+        out.sig[job] = ls;
+        if (k + 1 < s.L) {
+            const uint8_t *next = sig + v.pk_at;
+            ok = ok && be32(next) == s.lv[k + 1].lms_code && be32(next + 4) == s.lv[k + 1].ots_code;
+            out.msg[job] = next;
+            out.msg_len[job] = 24 + s.lv[k + 1].n;
+        } else {
+            out.msg[job] = in.mp + in.moff[t];
+            out.msg_len[job] = in.mlen[t];
+        }
+    }
+    valid[t] = ok;
+}
+
+/* results[t] = 0 if the item is valid and each of its levels' jobs verified, else fail. */
+__global__ void sfv_device_fold(const uint8_t *valid, const uint8_t *ok, uint32_t levels,
+                                uint32_t count, int fail, int *results)
+{
+    const uint32_t t = sfv_thread();
+    if (t >= count)
+        return;
+    bool v = valid[t];
+    for (uint32_t k = 0; k < levels; k++)
+        v = v && ok[(size_t)k * count + t];
+    results[t] = v ? 0 : fail;
 }
 
 } // namespace hbs_gpu

@@ -46,6 +46,10 @@ static inline std::vector<device_ctx *> &devices_in_use()
     static std::vector<device_ctx *> v{new device_ctx};
     return v;
 }
+static inline device_ctx *device_by_ordinal(int ordinal)
+{
+    return ordinal == 0 ? devices_in_use()[0] : nullptr;
+}
 /* fresh buffers are filled with 0xee, so a read of what was never copied shows */
 static inline int emu_buf(std::vector<pool_buf> &v, unsigned slot, size_t bytes, void **out)
 {
