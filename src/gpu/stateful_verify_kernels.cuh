@@ -243,7 +243,49 @@ __global__ void xv_digits(xv_set s, sfv_scratch w, uint32_t count)
     sfv_count(dg, s.len, 16, w.hist);
 }
 
-template <int F, bool REG>
+/* x256_f with the compressions inline: its two PRFs are independent, so their rounds can
+ * interleave (more work in flight per thread than the out-of-line calls allow). */
+__device__ __forceinline__ void xv_f_inline(uint32_t v[8], const uint32_t mid[8],
+                                            const uint32_t a[8])
+{
+    uint32_t key[8], bm[8], w1[16], w2[16], st[8];
+#pragma unroll
+    for (int k = 0; k < 8; k++) {
+        w1[k] = w2[k] = a[k];
+        key[k] = bm[k] = mid[k];
+    }
+    w1[7] = 0;
+    w2[7] = 1;
+    w1[8] = w2[8] = 0x80000000u;
+#pragma unroll
+    for (int k = 9; k < 15; k++)
+        w1[k] = w2[k] = 0;
+    w1[15] = w2[15] = 768;
+    sha256_compress(key, w1);
+    sha256_compress(bm, w2);
+#pragma unroll
+    for (int k = 0; k < 8; k++) {
+        w1[k] = 0;
+        w1[8 + k] = key[k];
+    }
+    sha256_iv(st);
+    sha256_compress(st, w1);
+#pragma unroll
+    for (int k = 0; k < 8; k++)
+        w1[k] = v[k] ^ bm[k];
+    w1[8] = 0x80000000u;
+#pragma unroll
+    for (int k = 9; k < 15; k++)
+        w1[k] = 0;
+    w1[15] = 768;
+    sha256_compress(st, w1);
+#pragma unroll
+    for (int k = 0; k < 8; k++)
+        v[k] = st[k];
+}
+
+/* INL (with REG): the chain steps through xv_f_inline instead of x256_f. */
+template <int F, bool REG, bool INL = false>
 __global__ void xv_chains(xv_set s, sfv_jobs j, sfv_scratch w,
                           uint32_t layer, uint32_t ntasks)
 {
@@ -266,7 +308,10 @@ __global__ void xv_chains(xv_set s, sfv_jobs j, sfv_scratch w,
 #pragma unroll 1
         for (uint32_t st = first; st < 15; st++) {
             a[6] = st;
-            x256_f(v, mid, a);
+            if constexpr (INL)
+                xv_f_inline(v, mid, a);
+            else
+                x256_f(v, mid, a);
         }
         for (int k = 0; k < 8; k++)
             put_be32(out + 4 * k, v[k]);
