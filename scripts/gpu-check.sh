@@ -68,9 +68,10 @@ check() {
     # shellcheck disable=SC2086
     run "$BUILD/hbs" bench --gpu --json "$json" ${GPU_CHECK_BENCH_ARGS:-} || status=1
     echo
-    echo "== GPU stateful key generation =="
+    echo "== GPU stateful key generation, batch signing and verification =="
     run "$BUILD/hbs" bench --gpu --stateful -a XMSSMT-SHA2_20/2_256 -a XMSS-SHA2_10_256 \
-        -a LMS_SHA256_M32_H10/LMOTS_SHA256_N32_W8 -a LMS_SHA256_M32_H15/LMOTS_SHA256_N32_W8 \
+        -a LMS_SHA256_M32_H10/LMOTS_SHA256_N32_W4 -a LMS_SHA256_M32_H10/LMOTS_SHA256_N32_W8 \
+        -a LMS_SHA256_M32_H15/LMOTS_SHA256_N32_W8 \
         -a XMSS-SHA2_16_256 --iterations 5 || status=1
     echo
     echo "gpu-check: $( [ $status = 0 ] && echo passed || echo FAILED )"
