@@ -1,21 +1,25 @@
 /* Batch signing under one stateful key on the GPU (hbs_gpu_stateful_sign_many).
  *
- * Order of events: the key file gives up the batch's indices first (state/stateful_batch.h:
- * written, fsynced, renamed), which also hands us the key's private state at the batch's
- * first index; then the signatures are made from that state alone; then the key in memory
- * moves past the batch. Nothing is released unless every step succeeded; after a failure
- * the indices stay used.
+ * Order of events: the key's private state at the batch's first index is copied out; a
+ * thread sets the batch's indices aside in the key file (state/stateful_batch.h: written,
+ * fsynced, renamed) while the signatures are made from the copy; then the key in memory
+ * moves past the batch. Nothing is released unless every step succeeded, the reservation
+ * first; after a failure the indices stay used.
  *
  * How a batch is signed. Every tree the batch touches, on every layer (XMSS^MT) or level
- * (HSS), is built whole: its leaves on the GPU (the key generation kernels of stateful.cu,
- * through the leaf engine), its inner nodes on the CPU (a tree of 2^h leaves has 2^h - 1
- * inner hashes against a thousand or more per leaf). The authentication paths come from
- * those trees. The host hashes each message (XMSS: r and H_msg; LMS: C and Q) into the
- * digits to sign, and every one-time signature of the batch (the bottom ones, one per
- * message, and the upper ones, one per lower tree touched) runs on the GPU, one thread per
- * chain. Building whole trees pays when the batch is big against the trees: keys with a
- * tree over 2^16 leaves, or batches that would build more than 2^16 + 64 leaves per
- * signature, are signed by the CPU code instead (same bytes). */
+ * (HSS), is built whole on the GPU, leaves and inner nodes. The host first hashes each
+ * message (XMSS: r and H_msg; LMS: C and Q) into the digits to sign, over the thread pool;
+ * the chains of a leaf that signs a message then store their values after the digits'
+ * steps on their way to the leaf, so the bottom one-time signatures come with the leaves
+ * (XMSS SHA-256 n = 32 and LMS SHA-256 sets; the others build the trees through the leaf
+ * engine and sign in a second kernel). The upper one-time signatures (one per lower tree
+ * touched) run on the GPU once the trees below are built, one thread per chain; the
+ * authentication paths come from the trees. The batch end moves the key's traversal state
+ * with the batch's own trees (and the GPU for any other leaves); it ends in the bytes the
+ * CPU's skip over the batch ends in. Building whole trees pays when the batch is big
+ * against the trees: keys with a tree over 2^16 leaves, or batches that would build more
+ * than 2^16 + 64 leaves per signature, are signed by the CPU code instead (same bytes).
+ * HBS_GPU_SIGN_TIMING=1 prints the time of every phase to stderr. */
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +27,7 @@
 #include <time.h>
 
 #include <mutex>
+#include <new>
 #include <string>
 #include <thread>
 #include <vector>
@@ -937,10 +942,13 @@ static int cached_xmss_leaves(void *user, const hbs_xmss_leaf_job *jobs, size_t 
     if (m == njobs)
         return c->gpu->xmss_leaves(c->gpu->user, jobs, njobs, first, count, out);
     const size_t n = jobs[0].n;
-    std::vector<uint8_t> tmp(m * count * n);
-    int err = c->gpu->xmss_leaves(c->gpu->user, miss, m, first, count, tmp.data());
+    uint8_t *tmp = (uint8_t *)malloc(m * count * n); /* C calls this: no exceptions */
+    if (!tmp)
+        return HBS_ERR_NO_MEMORY;
+    int err = c->gpu->xmss_leaves(c->gpu->user, miss, m, first, count, tmp);
     for (size_t i = 0; i < m && !err; i++)
-        memcpy(out + at[i] * count * n, tmp.data() + i * count * n, count * n);
+        memcpy(out + at[i] * count * n, tmp + i * count * n, count * n);
+    free(tmp);
     return err;
 }
 
@@ -990,23 +998,37 @@ static int sign_many(hbs_stateful_key *key, uint8_t *sigs, size_t sb, const uint
     int res_err = HBS_ERR_STATE;
     uint64_t res_first = 0;
     double res_ms = 0;
-    /* from the moment this thread starts the indices may be used, whatever happens */
-    std::thread reserve([&] {
+    /* from the moment this starts the indices may be used, whatever happens */
+    auto reserve_fn = [&] {
         uint8_t *st2 = NULL;
         size_t len2 = 0;
         const double t0 = now_ms();
         res_err = hbs_stateful_batch_begin(key, count, &res_first, &st2, &len2);
         hbs_stateful_batch_free_state(st2, len2);
         res_ms = now_ms() - t0;
-    });
-    if (family == HBS_STATEFUL_HSS)
-        err = hss_batch(d, &e, state, statelen, first, sigs, sb, msgs, msglens, count, &cpu, lt,
-                        tm);
-    else
-        err = xmss_batch(d, &e, state, statelen, first, sigs, sb, msgs, msglens, count, &cpu,
-                         xt, &cache.H, &cache.n, tm);
+    };
+    std::thread reserve;
+    try {
+        reserve = std::thread(reserve_fn);
+    } catch (...) {
+        reserve_fn(); /* no thread to be had: first the reservation, then the rest */
+    }
+    /* nothing may throw across the C interface: out of memory is an error code */
+    try {
+        if (family == HBS_STATEFUL_HSS)
+            err = hss_batch(d, &e, state, statelen, first, sigs, sb, msgs, msglens, count, &cpu,
+                            lt, tm);
+        else
+            err = xmss_batch(d, &e, state, statelen, first, sigs, sb, msgs, msglens, count,
+                             &cpu, xt, &cache.H, &cache.n, tm);
+    } catch (const std::bad_alloc &) {
+        err = HBS_ERR_NO_MEMORY;
+    } catch (...) {
+        err = HBS_ERR_GPU;
+    }
     hbs_stateful_batch_free_state(state, statelen);
-    reserve.join();
+    if (reserve.joinable())
+        reserve.join();
     if (tm.on) {
         char b[64];
         snprintf(b, sizeof b, "reserve (beside) %.3f", res_ms);
