@@ -735,6 +735,9 @@ static void test_gpu_stateful_sign_many(void)
     same += (size_t)sign_set("XMSSMT-SHA2_20/2_256", big, 3), sets++;
     same += (size_t)sign_set("LMS_SHA256_M32_H5/LMOTS_SHA256_N32_W4,LMS_SHA256_M32_H10/LMOTS_SHA256_N32_W2", big, 3), sets++;
     same += (size_t)sign_set("XMSS-SHA2_10_256", whole, 2), sets++;
+    /* four layers of 32-leaf trees; an HSS key whose levels differ in n */
+    same += (size_t)sign_set("XMSSMT-SHA2_20/4_256", big, 3), sets++;
+    same += (size_t)sign_set("LMS_SHA256_M24_H5/LMOTS_SHA256_N24_W8,LMS_SHA256_M32_H10/LMOTS_SHA256_N32_W4", big, 3), sets++;
     test_note("%zu/%zu sets: GPU batch signatures = CPU signatures byte for byte", same, sets);
 }
 
