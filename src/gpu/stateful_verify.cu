@@ -264,13 +264,6 @@ static sfv_scratch carve(uint8_t *base, size_t count, size_t chains, size_t n)
     return w;
 }
 
-/* HBS_GPU_VERIFY_INLINE=1: XMSS SHA-256 chains with the compressions inline (to compare). */
-static bool chains_inline()
-{
-    static const bool on = getenv("HBS_GPU_VERIFY_INLINE") != nullptr;
-    return on;
-}
-
 template <int F, bool REG>
 static void xmss_launches(cudaStream_t st, const xv_set &x, sfv_jobs d, const sfv_scratch &w, uint32_t c)
 {
@@ -284,10 +277,7 @@ static void xmss_launches(cudaStream_t st, const xv_set &x, sfv_jobs d, const sf
         sfv_scan<<<1, 1, 0, st>>>(w.hist, 16);
         sfv_scatter<<<blocks_of(c), SFV_THREADS, 0, st>>>(w, x.len, 16, c);
         phase_mark(st, PH_DIGITS);
-        if (REG && chains_inline())
-            xv_chains<F, REG, true><<<blocks_of(tasks), SFV_THREADS, 0, st>>>(x, d, w, layer, tasks);
-        else
-            xv_chains<F, REG><<<blocks_of(tasks), SFV_THREADS, 0, st>>>(x, d, w, layer, tasks);
+        xv_chains<F, REG><<<blocks_of(tasks), SFV_THREADS, 0, st>>>(x, d, w, layer, tasks);
         phase_mark(st, PH_CHAINS);
         int from = 0;
         uint32_t height = 0;
