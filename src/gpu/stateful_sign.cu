@@ -1013,6 +1013,7 @@ static int sign_many(hbs_stateful_key *key, uint8_t *sigs, size_t sb, const uint
     } catch (...) {
         reserve_fn(); /* no thread to be had: first the reservation, then the rest */
     }
+    tm.mark("state");
     /* nothing may throw across the C interface: out of memory is an error code */
     try {
         if (family == HBS_STATEFUL_HSS)
