@@ -80,9 +80,38 @@ __global__ void sfv_clear(uint32_t *hist)
             hist[b] = 0;
 }
 
+/* How often each value 0..15 occurs among dg[0..len): 16-bit counts, two to a word (a job
+ * has at most 265 chains), in registers: every index below is a constant once unrolled. */
+__device__ __forceinline__ void sfv_counts16(const uint8_t *dg, uint32_t len, uint32_t c[8])
+{
+#pragma unroll
+    for (int k = 0; k < 8; k++)
+        c[k] = 0;
+    for (uint32_t i = 0; i < len; i++) {
+        const uint32_t d = dg[i], inc = 1u << (16 * (d & 1));
+#pragma unroll
+        for (int k = 0; k < 8; k++)
+            c[k] += (d >> 1) == (uint32_t)k ? inc : 0;
+    }
+}
+
+__device__ __forceinline__ uint32_t sfv_count_of(const uint32_t c[8], int b)
+{
+    return (c[b >> 1] >> (16 * (b & 1))) & 0xffff;
+}
+
 /* Adds the digits dg[0..len) of one job to the bucket counts. */
 __device__ void sfv_count(const uint8_t *dg, uint32_t len, uint32_t buckets, uint32_t *hist)
 {
+    if (buckets <= 16) {
+        uint32_t c[8];
+        sfv_counts16(dg, len, c);
+#pragma unroll
+        for (int b = 0; b < 16; b++)
+            if (sfv_count_of(c, b))
+                atomicAdd(&hist[b], sfv_count_of(c, b));
+        return;
+    }
     for (uint32_t b = 0; b < buckets; b++) {
         uint32_t c = 0;
         for (uint32_t i = 0; i < len; i++)
@@ -111,6 +140,24 @@ __global__ void sfv_scatter(sfv_scratch w, uint32_t len, uint32_t buckets, uint3
     if (t >= count)
         return;
     const uint8_t *dg = w.dig + (size_t)t * w.stride;
+    if (buckets <= 16) {
+        uint32_t c[8], at[16];
+        sfv_counts16(dg, len, c);
+#pragma unroll
+        for (int b = 0; b < 16; b++)
+            at[b] = sfv_count_of(c, b) ? atomicAdd(&w.hist[SFV_BUCKETS + b], sfv_count_of(c, b)) : 0;
+        for (uint32_t i = 0; i < len; i++) {
+            const uint32_t d = dg[i];
+            uint32_t pos = 0;
+#pragma unroll
+            for (int b = 0; b < 16; b++) {
+                pos = d == (uint32_t)b ? at[b] : pos;
+                at[b] += d == (uint32_t)b;
+            }
+            w.tasks[pos] = t << SFV_CHAIN_BITS | i;
+        }
+        return;
+    }
     for (uint32_t b = 0; b < buckets; b++) {
         uint32_t c = 0;
         for (uint32_t i = 0; i < len; i++)
