@@ -332,6 +332,51 @@ __device__ __forceinline__ void xv_f_inline(uint32_t v[8], const uint32_t mid[8]
         v[k] = st[k];
 }
 
+/* x256_h (H of l || r) with the compressions inline: its three PRFs are independent. */
+__device__ __forceinline__ void xv_h_inline(uint32_t out[8], const uint32_t mid[8],
+                                            const uint32_t a[8], const uint32_t l[8],
+                                            const uint32_t r[8])
+{
+    uint32_t key[8], b0[8], b1[8], w0[16], w1[16], w2[16];
+#pragma unroll
+    for (int k = 0; k < 8; k++) {
+        w0[k] = w1[k] = w2[k] = a[k];
+        key[k] = b0[k] = b1[k] = mid[k];
+    }
+    w0[7] = 0;
+    w1[7] = 1;
+    w2[7] = 2;
+    w0[8] = w1[8] = w2[8] = 0x80000000u;
+#pragma unroll
+    for (int k = 9; k < 15; k++)
+        w0[k] = w1[k] = w2[k] = 0;
+    w0[15] = w1[15] = w2[15] = 768;
+    sha256_compress(key, w0);
+    sha256_compress(b0, w1);
+    sha256_compress(b1, w2);
+    /* toByte(1, 32) || KEY || (l ^ BM0) || (r ^ BM1): three blocks with the padding */
+#pragma unroll
+    for (int k = 0; k < 8; k++) {
+        w0[k] = 0;
+        w0[8 + k] = key[k];
+    }
+    w0[7] = 1;
+    sha256_iv(out);
+    sha256_compress(out, w0);
+#pragma unroll
+    for (int k = 0; k < 8; k++) {
+        w0[k] = l[k] ^ b0[k];
+        w0[8 + k] = r[k] ^ b1[k];
+    }
+    sha256_compress(out, w0);
+    w0[0] = 0x80000000u;
+#pragma unroll
+    for (int k = 1; k < 15; k++)
+        w0[k] = 0;
+    w0[15] = 1024;
+    sha256_compress(out, w0);
+}
+
 template <int F, bool REG>
 __global__ void xv_chains(xv_set s, sfv_jobs j, sfv_scratch w,
                           uint32_t layer, uint32_t ntasks)
@@ -402,7 +447,7 @@ __global__ void xv_ltree(xv_set s, sfv_jobs j, sfv_scratch w,
             mid[k] = w.mid[(size_t)job * 8 + k];
         words_be(lw, in + (size_t)2 * i * 32, 8);
         words_be(rw, in + (size_t)(2 * i + 1) * 32, 8);
-        x256_h(r, mid, a, lw, rw);
+        xv_h_inline(r, mid, a, lw, rw);
         for (int k = 0; k < 8; k++)
             put_be32(out + 4 * k, r[k]);
     } else {
@@ -444,10 +489,14 @@ __global__ void xv_path(xv_set s, sfv_jobs j, sfv_scratch w,
             words_be(sib, auth + (size_t)k * 32, 8);
             a[5] = k;
             a[6] = at.leaf >> (k + 1);
-            if ((at.leaf >> k) & 1)
-                x256_h(res, mid, a, sib, cur);
-            else
-                x256_h(res, mid, a, cur, sib);
+            uint32_t lw[8], rw[8];
+            const bool right = (at.leaf >> k) & 1;
+#pragma unroll
+            for (int b = 0; b < 8; b++) {
+                lw[b] = right ? sib[b] : cur[b];
+                rw[b] = right ? cur[b] : sib[b];
+            }
+            xv_h_inline(res, mid, a, lw, rw);
             for (int b = 0; b < 8; b++)
                 cur[b] = res[b];
         }
