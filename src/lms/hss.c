@@ -39,6 +39,8 @@ struct hbs_hss_key {
 };
 
 #define MAGIC "HSSK"
+/* How many times faster than a CPU thread an engine is taken to make leaves. */
+#define ENGINE_SPEEDUP 256
 #define VERSION 1
 
 /* ---- small helpers ---- */
@@ -652,11 +654,12 @@ int hbs_hss_key_skip_to_engine(hbs_hss_key *key, uint64_t index, const hbs_leaf_
         return HBS_OK;
     }
     /* the state at an index is a function of the index alone: stepping and rebuilding end
-     * in the same bytes, so an engine (a leaf some hundred times faster than a CPU thread)
+     * in the same bytes, so an engine (leaves some hundreds of times faster than a CPU thread)
      * simply makes rebuilding the cheaper way sooner */
     step_leaves = (index - key->index) * step_cost(key);
     if (!key->stale &&
-        (engine ? step_leaves < engine->min_leaves || step_leaves * 64 < rebuild_cost(key, index)
+        (engine ? step_leaves < engine->min_leaves ||
+                      step_leaves * ENGINE_SPEEDUP < rebuild_cost(key, index)
                 : step_leaves <= rebuild_cost(key, index) / hbs_get_threads())) {
         while (key->index < index && !err)
             err = advance(key);

@@ -28,6 +28,8 @@ typedef struct {
 } xmss_cached_tree;
 
 #define XMSS_CACHE_TREES 12
+/* How many times faster than a CPU thread an engine is taken to make leaves. */
+#define ENGINE_SPEEDUP 256
 
 typedef struct {
     xmss_bds cur;
@@ -714,9 +716,10 @@ static int cache_bottom_trees(hbs_xmss_key *k, uint64_t index, uint64_t step_lea
     size_t count = (size_t)(t1 - t0 + 1) + (has_next(k, 0, t1) && leaf_of(k, index, 0) ? 1 : 0);
     hbs_xmss_leaf_job job;
     *mem = NULL;
-    /* the GPU makes a leaf some hundred times faster than one CPU thread */
+    /* an engine (the GPU) makes leaves some hundreds of times faster than one CPU thread,
+     * and a batch signer's engine may have the trees already */
     if (step_leaves < e->min_leaves || count > XMSS_CACHE_TREES ||
-        step_leaves * 64 < (uint64_t)count * leaves)
+        step_leaves * ENGINE_SPEEDUP < (uint64_t)count * leaves)
         return HBS_OK;
     if (!(*mem = malloc(count * leaves * n)))
         return HBS_ERR_NO_MEMORY;
