@@ -61,6 +61,11 @@ enum { SFS_F_UP = 56, SFS_F_NODES = 57, SFS_F_VALS = 58, SFS_F_SIG = 59 };
 /* Fused XMSS path: leaves per launch (2^18 leaves of chain ends: 575 MB), and below how many
  * leaves a launch gives each L-tree a block of threads (latency) rather than one thread. */
 #define SFS_F_SLICE ((uint64_t)1 << 18)
+/* Trees up to this height get all their inner levels in one launch, a block per tree (the
+ * launches of the levels one by one cost more than the narrow upper levels' idle lanes). */
+#ifndef SFS_LEVELS_BLOCK_H
+#define SFS_LEVELS_BLOCK_H 12
+#endif
 #ifndef SFS_F_BLOCK_LTREE
 #define SFS_F_BLOCK_LTREE 16384
 #endif
@@ -329,8 +334,11 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
             xf_ltree_block_sha256<<<(unsigned)f.leaves, 64, 0, d->stream>>>(f, dvals, dnodes);
     }
     f.k0 = 0;
-    for (unsigned z = 1; z <= H; z++)
-        xf_level_sha256<<<sfs_blocks((uint64_t)T << (H - z)), SFS_THREADS, 0, d->stream>>>(f, (uint32_t)T, z, dnodes);
+    if (H <= SFS_LEVELS_BLOCK_H)
+        xf_levels_block_sha256<<<(unsigned)T, 512, 0, d->stream>>>(f, (uint32_t)T, dnodes);
+    else
+        for (unsigned z = 1; z <= H; z++)
+            xf_level_sha256<<<sfs_blocks((uint64_t)T << (H - z)), SFS_THREADS, 0, d->stream>>>(f, (uint32_t)T, z, dnodes);
     hbs_memzero(&f, sizeof f);
     HBS_CUDA(cudaGetLastError());
     HBS_CUDA(cudaMemcpyAsync(hnodes, dnodes, node_bytes, cudaMemcpyDeviceToHost, d->stream));
@@ -658,8 +666,11 @@ static int lms_fused(device_ctx *d, const hss_view &v, std::vector<ltree_t> &tre
         else
             lf_chains_sha256<6><<<sfs_blocks(chains), SFS_THREADS, 0, d->stream>>>(a, dvals);
         lf_leaves_sha256<<<sfs_blocks((uint64_t)1 << h), SFS_THREADS, 0, d->stream>>>(a, dvals, Tk);
-        for (uint32_t lv = 1u << (h - 1); lv >= 1; lv /= 2)
-            lf_level_sha256<<<sfs_blocks(lv), SFS_THREADS, 0, d->stream>>>(a, lv, Tk);
+        if (h <= SFS_LEVELS_BLOCK_H)
+            lf_levels_block_sha256<<<1, 512, 0, d->stream>>>(a, Tk);
+        else
+            for (uint32_t lv = 1u << (h - 1); lv >= 1; lv /= 2)
+                lf_level_sha256<<<sfs_blocks(lv), SFS_THREADS, 0, d->stream>>>(a, lv, Tk);
         hbs_memzero(&a, sizeof a);
     }
     HBS_CUDA(cudaGetLastError());

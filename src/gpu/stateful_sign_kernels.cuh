@@ -387,6 +387,44 @@ __global__ void xf_level_sha256(xf_args f, uint32_t ntrees, uint32_t z, uint8_t 
         put_be32(out + 4 * b, res[b]);
 }
 
+/* Every level of small trees in one launch: a block per tree, a level at a time. */
+__global__ void __launch_bounds__(512) xf_levels_block_sha256(xf_args f, uint32_t ntrees, uint8_t *nodes)
+{
+    __shared__ x256_mid mid;
+    const uint32_t k = blockIdx.x, tid = threadIdx.x;
+    if (k >= ntrees)
+        return;
+    if (tid == 0)
+        x256_midstates(&mid, f.x);
+    __syncthreads();
+    uint8_t *base = nodes + (uint64_t)k * xf_tree_nodes(f.h) * 32;
+    uint32_t a[8], pm[8], lv[8], rv[8], res[8];
+    for (int b = 0; b < 8; b++)
+        pm[b] = mid.prf[b];
+    for (uint32_t z = 1; z <= f.h; z++) {
+        const uint8_t *below = base + xf_level(f.h, z - 1) * 32;
+        uint8_t *at = base + xf_level(f.h, z) * 32;
+        for (uint32_t idx = tid; idx < (1u << (f.h - z)); idx += blockDim.x) {
+            for (int b = 0; b < 8; b++) {
+                lv[b] = be32(below + 2 * (uint64_t)idx * 32 + 4 * b);
+                rv[b] = be32(below + (2 * (uint64_t)idx + 1) * 32 + 4 * b);
+            }
+            a[0] = f.layer[k];
+            a[1] = (uint32_t)(f.tree[k] >> 32);
+            a[2] = (uint32_t)f.tree[k];
+            a[3] = 2;
+            a[4] = 0;
+            a[5] = z - 1;
+            a[6] = idx;
+            a[7] = 0;
+            x256_h(res, pm, a, lv, rv);
+            for (int b = 0; b < 8; b++)
+                put_be32(at + (uint64_t)idx * 32 + 4 * b, res[b]);
+        }
+        __syncthreads();
+    }
+}
+
 /* ---- LMS with SHA-256: one tree per launch, the bottom signatures on the way ----
  * As for XMSS: a chain of a leaf that signs a message stores its value after the digit's
  * steps. T[r] (r = 1 .. 2^(h+1) - 1, RFC 8554 numbering) at T + (r - 1) * n. */
@@ -473,6 +511,27 @@ __global__ void lf_level_sha256(lf_args a, uint32_t lv, uint8_t *T)
     for (uint32_t k = 0; k < 2 * n; k++)
         m[22 + k] = T[(uint64_t)(2 * r - 1) * n + k];
     sf_hash<SF_SHA256>(T + (uint64_t)(r - 1) * n, n, m, 22 + 2 * n);
+}
+
+/* Every level of a small tree in one launch of one block, a level at a time. */
+__global__ void __launch_bounds__(512) lf_levels_block_sha256(lf_args a, uint8_t *T)
+{
+    const uint32_t n = a.n;
+    uint8_t m[22 + 64];
+    for (int k = 0; k < 16; k++)
+        m[k] = a.I[k];
+    m[20] = 0x83;
+    m[21] = 0x83;
+    for (uint32_t lv = 1u << (a.h - 1); lv >= 1; lv /= 2) {
+        for (uint32_t t = threadIdx.x; t < lv; t += blockDim.x) {
+            const uint32_t r = lv + t;
+            put_be32(m + 16, r);
+            for (uint32_t k = 0; k < 2 * n; k++)
+                m[22 + k] = T[(uint64_t)(2 * r - 1) * n + k];
+            sf_hash<SF_SHA256>(T + (uint64_t)(r - 1) * n, n, m, 22 + 2 * n);
+        }
+        __syncthreads();
+    }
 }
 
 } // namespace hbs_gpu
