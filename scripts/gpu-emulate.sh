@@ -1,13 +1,14 @@
 #!/bin/sh
-# Runs the GPU batch verifier of the stateful schemes (src/gpu/stateful_verify.cu and its
-# kernels) on the CPU: the .cu file is compiled as C++ with tests/gpu_emu/shim.h (CUDA
-# qualifiers and intrinsics) and tests/gpu_emu/gpu/gpu_internal.h (host memory for device
-# memory), each kernel launch becomes a loop over its threads, and the result replaces the
-# no-GPU stubs in a copy of the CPU library; then the GPU tests gpu_stateful/verify_many and
-# gpu_stateful/verify_device (the device-resident entry) run against it, with LMS/HSS items
-# on the kernels and on the CPU verifier. It checks the
-# kernels' logic and the host driver without a GPU (not what only the hardware or its
-# compiler does).
+# Runs the GPU batch verifier and batch signer of the stateful schemes (src/gpu/
+# stateful_verify.cu, src/gpu/stateful_sign.cu and their kernels) on the CPU: the .cu files
+# are compiled as C++ with tests/gpu_emu/shim.h (CUDA qualifiers and intrinsics) and
+# tests/gpu_emu/gpu/gpu_internal.h (host memory for device memory), each kernel launch
+# becomes a loop over its threads, and the result replaces the no-GPU stubs in a copy of the
+# CPU library (tests/gpu_emu/glue.cpp supplies the rest, leaves from the CPU). Then the GPU
+# tests run against it: gpu_stateful/verify_many and verify_device with LMS/HSS items on the
+# kernels and on the CPU verifier, gpu_stateful/sign_many with and without the fused
+# signing. It checks the kernels' logic and the host drivers without a GPU (not what only
+# the hardware or its compiler does).
 # Environment: BUILD (default build-emu), HBS_VECTORS.
 set -eu
 cd "$(dirname "$0")/.."
@@ -18,30 +19,39 @@ cmake --build "$BUILD" -j "$(nproc 2>/dev/null || echo 2)" --target hbs hbs_test
 emu=$BUILD/gpu-emu
 mkdir -p "$emu"
 # kernel<<<grid, block, ...>>>(args); -> one call per thread, blockIdx.x numbering them
-perl -0pe 's/#include <cuda_runtime.h>\n//; s/(\w+(?:<[^<>]*>)?)<<<([^,]+),\s*([^,>]+)[^>]*>>>\(([^;]*)\);/for (blockIdx.x = 0; blockIdx.x < (unsigned)(($2) * ($3)); blockIdx.x++) $1($4);/g' \
-    src/gpu/stateful_verify.cu >"$emu/stateful_verify.cpp"
-grep -q 'blockIdx.x = 0' "$emu/stateful_verify.cpp" || { echo "gpu-emulate: no launch rewritten"; exit 2; }
+for f in stateful_verify stateful_sign; do
+    perl -0pe 's/#include <cuda_runtime.h>\n//; s/(\w+(?:<[^<>]*>)?)<<<([^,]+),\s*([^,>]+)[^;]*?>>>\(([^;]*)\);/for (blockIdx.x = 0; blockIdx.x < (unsigned)(($2) * ($3)); blockIdx.x++) $1($4);/g' \
+        "src/gpu/$f.cu" >"$emu/$f.cpp"
+    grep -q 'blockIdx.x = 0' "$emu/$f.cpp" || { echo "gpu-emulate: no launch rewritten in $f"; exit 2; }
+done
 flags="-O1 -std=c++17 -Itests/gpu_emu -Isrc -Iinclude"
+for f in stateful_verify stateful_sign; do
+    # shellcheck disable=SC2086
+    $CXX $flags -include tests/gpu_emu/shim.h -c "$emu/$f.cpp" -o "$emu/$f.o"
+done
 # shellcheck disable=SC2086
-$CXX $flags -include tests/gpu_emu/shim.h -c "$emu/stateful_verify.cpp" -o "$emu/stateful_verify.o"
-# shellcheck disable=SC2086
-$CXX $flags -c tests/gpu_emu/glue.cpp -o "$emu/glue.o"
+$CXX $flags -include tests/gpu_emu/shim.h -c tests/gpu_emu/glue.cpp -o "$emu/glue.o"
 cp "$BUILD/libhbs.a" "$emu/libhbs.a"
 objcopy -W hbs_gpu_stateful_verify_many -W hbs_gpu_stateful_verify_device \
+    -W hbs_gpu_stateful_sign_many -W hbs_gpu_leaf_engine -W hbs_gpu_device_name \
     -W hbs_gpu_device_count -W hbs_gpu_last_error -W hbs_gpu_stateful_keygen \
     -W hbs_gpu_alloc -W hbs_gpu_free -W hbs_gpu_copy_to -W hbs_gpu_copy_from "$emu/libhbs.a"
 # shellcheck disable=SC2046
 $CXX -o "$emu/hbs_tests" $(find "$BUILD/CMakeFiles/hbs_tests.dir" -name '*.o') \
-    "$emu/stateful_verify.o" "$emu/glue.o" "$emu/libhbs.a" -lm -lpthread
+    "$emu/stateful_verify.o" "$emu/stateful_sign.o" "$emu/glue.o" "$emu/libhbs.a" -lm -lpthread
 status=0
 for mode in default lms-on-cpu; do
     case $mode in
     default) env_set= ;;
     lms-on-cpu) env_set=HBS_GPU_LMS_VERIFY=0 ;;
     esac
-    echo "== emulated GPU verifier: $mode =="
+    echo "== emulated GPU batch verifier: $mode =="
     # shellcheck disable=SC2086
     env $env_set "$emu/hbs_tests" gpu_stateful/verify_many gpu_stateful/verify_device \
         gpu_stateful/verify_device_misuse || status=1
 done
+echo "== emulated GPU batch signer =="
+"$emu/hbs_tests" gpu_stateful/sign_many gpu_stateful/sign_many_misuse || status=1
+echo "== emulated GPU batch signer: HBS_GPU_SIGN_FUSE=0 =="
+HBS_GPU_SIGN_FUSE=0 "$emu/hbs_tests" gpu_stateful/sign_many || status=1
 exit $status

@@ -1,11 +1,21 @@
-/* What the emulated GPU build needs beside the verifier: a device count of one, an empty
- * last error, "device memory" that is host memory, and key generation "on the GPU" as the
- * CPU does it (byte-identical by the contract of hbs_gpu_stateful_keygen). */
+/* What the emulated GPU build needs beside the batch verifier and signer: a device count of
+ * one, an empty last error, "device memory" that is host memory, key generation "on the GPU"
+ * as the CPU does it (byte-identical by the contract of hbs_gpu_stateful_keygen), and a leaf
+ * engine that computes on the CPU but hands out the emulated device context. */
+#include "core/leaf_engine.h"
+#include "gpu/gpu_internal.h"
 #include "hbs/gpu.h"
 #include "hbs/stateful.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+extern "C" {
+#include "lms/lmots.h"
+#include "lms/params.h"
+#include "xmss/internal.h"
+#include "xmss/params.h"
+}
 
 extern "C" int hbs_gpu_device_count(void) { return 1; }
 extern "C" const char *hbs_gpu_last_error(void) { return ""; }
@@ -32,5 +42,60 @@ extern "C" int hbs_gpu_copy_to(int, void *dst, const void *src, size_t bytes)
 extern "C" int hbs_gpu_copy_from(int, void *dst, const void *src, size_t bytes)
 {
     memcpy(dst, src, bytes);
+    return HBS_OK;
+}
+
+extern "C" int hbs_gpu_device_name(int, char *out, size_t cap)
+{
+    snprintf(out, cap, "emulated");
+    return HBS_OK;
+}
+
+static int emu_lms(void *, const hbs_lms_leaf_job *j, uint32_t first, size_t count, uint8_t *out)
+{
+    const hbs_lms_type *t = NULL;
+    const hbs_lmots_type *o = NULL;
+    for (size_t i = 0; i < HBS_LMS_NUM_TYPES; i++)
+        if (hbs_lms_types[i].hash == j->hash && hbs_lms_types[i].m == j->n &&
+            hbs_lms_types[i].h == j->h)
+            t = &hbs_lms_types[i];
+    for (size_t i = 0; i < HBS_LMOTS_NUM_TYPES; i++)
+        if (hbs_lmots_types[i].hash == j->hash && hbs_lmots_types[i].n == j->n &&
+            hbs_lmots_types[i].w == j->w)
+            o = &hbs_lmots_types[i];
+    if (!t || !o)
+        return HBS_ERR_UNSUPPORTED;
+    return hbs_lms_leaves(t, o, j->I, j->seed, first, count, out);
+}
+
+static int emu_xmss(void *, const hbs_xmss_leaf_job *jobs, size_t njobs, uint32_t first,
+                    size_t count, uint8_t *out)
+{
+    const hbs_xmss_params *p = NULL;
+    for (int mt = 0; mt < 2 && !p; mt++)
+        for (uint32_t oid = 1; oid < 64 && !p; oid++) {
+            const hbs_xmss_params *q = hbs_xmss_params_by_oid(mt, oid);
+            if (q && (unsigned)q->func == jobs[0].func && q->n == jobs[0].n &&
+                q->len == jobs[0].len && q->padlen == jobs[0].padlen)
+                p = q;
+        }
+    if (!p)
+        return HBS_ERR_UNSUPPORTED;
+    xmss_ctx c;
+    hbs_xmss_ctx_init(&c, p, jobs[0].pub_seed, jobs[0].sk_seed);
+    for (size_t k = 0; k < njobs; k++)
+        hbs_xmss_leaf_range(&c, out + k * count * p->n, jobs[k].layer, jobs[k].tree, first, count);
+    hbs_xmss_ctx_wipe(&c);
+    return HBS_OK;
+}
+
+extern "C" int hbs_gpu_leaf_engine(hbs_leaf_engine *e)
+{
+    memset(e, 0, sizeof *e);
+    e->lms_leaves = emu_lms;
+    e->xmss_leaves = emu_xmss;
+    e->user = hbs_gpu::devices_in_use()[0];
+    e->min_leaves = 32;
+    e->slice_leaves = (size_t)1 << 18;
     return HBS_OK;
 }

@@ -1,8 +1,9 @@
 /* Host emulation of the CUDA device dialect, enough to compile the stateful kernels
  * (src/gpu/stateful_*.cuh) with a C++ compiler: qualifiers vanish, the two intrinsics get
  * their documented meaning (atomicAdd too), and a kernel launch becomes a loop over blockIdx.x with
- * blockDim.x = 1 (scripts/gpu-emulate.sh rewrites the <<<...>>> launches). For kernels
- * that use neither shared memory nor block barriers. */
+ * blockDim.x = 1 (scripts/gpu-emulate.sh rewrites the <<<...>>> launches). Kernels with
+ * shared memory and barriers work when their loops stride by blockDim.x, so that the one
+ * thread of a block does all of its work in order. */
 #pragma once
 #include <stdint.h>
 #include <string.h>
@@ -13,6 +14,10 @@
 #define __constant__
 #define __forceinline__ inline
 #define __noinline__ __attribute__((noinline))
+#define __launch_bounds__(...)
+/* one thread a block: block-stride loops do the whole block's work, so barriers are moot */
+#define __shared__ static
+#define __syncthreads() ((void)0)
 
 struct emu_dim {
     unsigned x, y, z;
