@@ -53,6 +53,11 @@ namespace hbs_gpu {
  * the fused XMSS path: its upload, the trees' nodes, chain ends, bottom signatures. */
 enum { SFS_HOST = 54, SFS_DEV_JOBS = 54, SFS_DEV_OUT = 55 };
 enum { SFS_F_UP = 56, SFS_F_NODES = 57, SFS_F_VALS = 58, SFS_F_SIG = 59 };
+/* The messages hashed on the GPU: their upload (host and device), the results (device: r or
+ * C, then the digits; host: what comes back). */
+enum { SFS_M_UP = 60, SFS_M_OUT = 61 };
+/* Messages hashed on the GPU: at most this many bytes in all (else the CPU hashes them). */
+#define SFS_M_MAX_BYTES ((uint64_t)1 << 30)
 
 #define SFS_THREADS 256
 #define SFS_MAX_TREE_H 16
@@ -139,6 +144,130 @@ struct sign_timer {
                     text.c_str(), now_ms() - t0, err ? " (failed)" : "");
     }
 };
+
+/* The batch's messages, and whether the GPU hashes them (r, H_msg / C, Q and the digits):
+ * when the arena fits and HBS_GPU_SIGN_MSG is not 0; else the CPU does, over the pool. */
+struct msg_batch {
+    const uint8_t *const *msgs;
+    const size_t *msglens;
+    size_t count, total;
+    bool gpu;
+};
+
+static msg_batch msg_batch_of(const uint8_t *const *msgs, const size_t *msglens, size_t count)
+{
+    msg_batch mb;
+    const char *v = getenv("HBS_GPU_SIGN_MSG");
+    mb.msgs = msgs;
+    mb.msglens = msglens;
+    mb.count = count;
+    mb.total = 0;
+    mb.gpu = (!v || strcmp(v, "0") != 0) && count < ((size_t)1 << 31);
+    for (size_t i = 0; i < count && mb.gpu; i++) {
+        if (msglens[i] > SFS_M_MAX_BYTES - mb.total)
+            mb.gpu = false;
+        else
+            mb.total += msglens[i];
+    }
+    return mb;
+}
+
+/* Stages head (head_len bytes, a multiple of 8), the offsets (count + 1) and the messages in
+ * pinned memory and queues their upload; *hhead / *dhead: where the head lies on either side,
+ * *doff and *darena the rest on the device. The caller holds d->lock, and wipes the head's
+ * host copy after the stream is synchronised when it holds secrets. */
+static int stage_msgs(device_ctx *d, const msg_batch &mb, const uint8_t *head, size_t head_len,
+                      uint8_t **hhead, uint8_t **dhead, const uint64_t **doff,
+                      const uint8_t **darena)
+{
+    const size_t up = head_len + 8 * (mb.count + 1) + mb.total;
+    uint8_t *hup, *dup;
+    int err;
+    if ((err = host_buf(d, SFS_M_UP, up, (void **)&hup)) ||
+        (err = dev_buf(d, SFS_M_UP, up, (void **)&dup)))
+        return err;
+    if (head_len)
+        memcpy(hup, head, head_len);
+    uint64_t *off = (uint64_t *)(hup + head_len);
+    uint8_t *arena = hup + head_len + 8 * (mb.count + 1);
+    off[0] = 0;
+    for (size_t i = 0; i < mb.count; i++)
+        off[i + 1] = off[i] + mb.msglens[i];
+    par_for(mb.count, [&](size_t i) {
+        if (mb.msglens[i])
+            memcpy(arena + off[i], mb.msgs[i], mb.msglens[i]);
+    });
+    HBS_CUDA(cudaMemcpyAsync(dup, hup, up, cudaMemcpyHostToDevice, d->stream));
+    *hhead = hup;
+    *dhead = dup;
+    *doff = (const uint64_t *)(dup + head_len);
+    *darena = dup + head_len + 8 * (mb.count + 1);
+    return HBS_OK;
+}
+
+/* XMSS: queues r, H_msg and the digits of every message (index first + i) on the GPU; the r
+ * values (count * n) come back into *hr once the stream is synchronised, with the digits
+ * too (count * len, after them) when want_digits; *ddig: the digits on the device. The
+ * caller holds d->lock. */
+static int xm_enqueue(device_ctx *d, const msg_batch &mb, const hbs_xmss_params *p,
+                      const uint8_t *sk_prf, const uint8_t *root, uint64_t first,
+                      bool want_digits, uint8_t **ddig, uint8_t **hr)
+{
+    const size_t n = p->n, len = p->len, count = mb.count;
+    const size_t back = count * n + (want_digits ? count * len : 0);
+    uint8_t *hh, *dh, *dout, *hout;
+    const uint64_t *doff;
+    const uint8_t *darena;
+    int err;
+    if ((err = dev_buf(d, SFS_M_OUT, count * (n + len), (void **)&dout)) ||
+        (err = host_buf(d, SFS_M_OUT, back, (void **)&hout)) ||
+        (err = stage_msgs(d, mb, NULL, 0, &hh, &dh, &doff, &darena)))
+        return err;
+    xm_args a;
+    memset(&a, 0, sizeof a);
+    memcpy(a.sk_prf, sk_prf, n);
+    memcpy(a.root, root, n);
+    a.first = first;
+    a.n = (uint32_t)n;
+    a.padlen = p->padlen;
+    a.len1 = p->len1;
+    a.len = (uint32_t)len;
+    a.count = (uint32_t)count;
+    uint8_t *dr = dout, *dd = dout + count * n;
+    const unsigned b = sfs_blocks(count);
+    if (p->func == XMSS_FUNC_SHA256)
+        xm_messages<SF_SHA256><<<b, SFS_THREADS, 0, d->stream>>>(a, doff, darena, dr, dd);
+    else if (p->func == XMSS_FUNC_SHA512)
+        xm_messages<SF_SHA512><<<b, SFS_THREADS, 0, d->stream>>>(a, doff, darena, dr, dd);
+    else if (p->func == XMSS_FUNC_SHAKE128)
+        xm_messages<SF_SHAKE128><<<b, SFS_THREADS, 0, d->stream>>>(a, doff, darena, dr, dd);
+    else
+        xm_messages<SF_SHAKE256><<<b, SFS_THREADS, 0, d->stream>>>(a, doff, darena, dr, dd);
+    hbs_memzero(&a, sizeof a);
+    HBS_CUDA(cudaGetLastError());
+    HBS_CUDA(cudaMemcpyAsync(hout, dout, back, cudaMemcpyDeviceToHost, d->stream));
+    *ddig = dd;
+    *hr = hout;
+    return HBS_OK;
+}
+
+/* XMSS without the fused path: the messages hashed on the GPU, r into every signature (after
+ * its index), the digits into dig (count * len). */
+static int xm_messages_gpu(device_ctx *d, const msg_batch &mb, const hbs_xmss_params *p,
+                           const uint8_t *sk_prf, const uint8_t *root, uint64_t first,
+                           uint8_t *sigs, size_t sb, uint8_t *dig)
+{
+    uint8_t *ddig, *hr;
+    int err;
+    std::lock_guard<std::mutex> g(d->lock);
+    if ((err = xm_enqueue(d, mb, p, sk_prf, root, first, true, &ddig, &hr)))
+        return err;
+    HBS_CUDA(cudaStreamSynchronize(d->stream));
+    const size_t n = p->n;
+    par_for(mb.count, [&](size_t i) { memcpy(sigs + i * sb + p->idx_bytes, hr + i * n, n); });
+    memcpy(dig, hr + mb.count * n, mb.count * p->len);
+    return HBS_OK;
+}
 
 /* Whether building every touched tree whole is worth it (else the CPU signs). */
 static bool trees_worth_it(unsigned max_h, uint64_t leaves, size_t count)
@@ -272,23 +401,26 @@ static void xmss_auth(const xtree &t, unsigned H, size_t n, uint32_t leaf, uint8
 /* The fused path (SHA-256, n = 32): every tree of `trees` (the bottom layer's first, from
  * tree tfirst0 on) built on the GPU, leaves and inner nodes, with the count bottom WOTS+
  * signatures (job i: leaf leaf[i] of tree tree[i], digits dig + i * len) taken on the way and
- * written into place: sigs + i * sb + sig_at. The nodes come back into trees. */
+ * written into place: sigs + i * sb + sig_at. The nodes come back into trees. When mb.gpu
+ * the messages are hashed on the GPU first (r into place after each index; the digits stay
+ * there), else their digits come from dig. */
 static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk_seed,
                       const uint8_t *pub_seed, std::vector<xtree> &trees, uint64_t tfirst0,
                       size_t count, const uint32_t *leaf, const uint64_t *tree, const uint8_t *dig,
-                      uint8_t *sigs, size_t sb, size_t sig_at, sign_timer &tm)
+                      const msg_batch &mb, const uint8_t *sk_prf, const uint8_t *root,
+                      uint64_t first, uint8_t *sigs, size_t sb, size_t sig_at, sign_timer &tm)
 {
     const unsigned H = p->tree_h;
     const size_t len = p->len, T = trees.size(), tn = ((size_t)2 << H) - 1;
     const size_t a_tree = (4 * T + 7) & ~(size_t)7, a_cap = a_tree + 8 * T,
-                 a_dig = a_cap + 4 * (T << H), up_len = a_dig + count * len;
+                 a_dig = a_cap + 4 * (T << H), up_len = a_dig + (mb.gpu ? 0 : count * len);
     const size_t sig_bytes = count * len * 32, node_bytes = T * tn * 32;
     uint64_t slice_trees = SFS_F_SLICE >> H;
     if (slice_trees == 0)
         slice_trees = 1;
     if (slice_trees > T)
         slice_trees = T;
-    uint8_t *hup, *dup, *dnodes, *dvals, *dsig, *hnodes, *hsig;
+    uint8_t *hup, *dup, *dnodes, *dvals, *dsig, *hnodes, *hsig, *ddig = NULL, *hr = NULL;
     int err;
     std::lock_guard<std::mutex> g(d->lock);
     if ((err = host_buf(d, SFS_F_UP, up_len, (void **)&hup)) ||
@@ -299,6 +431,14 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
         (err = host_buf(d, SFS_F_NODES, node_bytes, (void **)&hnodes)) ||
         (err = host_buf(d, SFS_F_SIG, sig_bytes, (void **)&hsig)))
         return err;
+    if (mb.gpu) {
+        if ((err = xm_enqueue(d, mb, p, sk_prf, root, first, false, &ddig, &hr)))
+            return err;
+        if (tm.on) { /* its own phase only when timed: else it overlaps the staging below */
+            HBS_CUDA(cudaStreamSynchronize(d->stream));
+            tm.mark("messages (gpu)");
+        }
+    }
     /* upload: layer[T], tree[T] (8-aligned), cap[T << H], the bottom jobs' digits */
     int32_t *cap = (int32_t *)(hup + a_cap);
     for (size_t k = 0; k < T; k++) {
@@ -308,7 +448,8 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
     memset(cap, 0xff, 4 * (T << H));
     for (size_t i = 0; i < count; i++)
         cap[((size_t)(tree[i] - tfirst0) << H) + leaf[i]] = (int32_t)i;
-    memcpy(hup + a_dig, dig, count * len);
+    if (!mb.gpu)
+        memcpy(hup + a_dig, dig, count * len);
     HBS_CUDA(cudaMemcpyAsync(dup, hup, up_len, cudaMemcpyHostToDevice, d->stream));
     xf_args f;
     memset(&f, 0, sizeof f);
@@ -320,7 +461,7 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
     f.layer = (const uint32_t *)dup;
     f.tree = (const uint64_t *)(dup + a_tree);
     f.cap = (const int32_t *)(dup + a_cap);
-    f.digits = dup + a_dig;
+    f.digits = mb.gpu ? ddig : dup + a_dig;
     f.sig = dsig;
     f.h = H;
     for (uint64_t k0 = 0; k0 < T; k0 += slice_trees) {
@@ -352,6 +493,8 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
     });
     par_for(count, [&](size_t i) {
         memcpy(sigs + i * sb + sig_at, hsig + i * len * 32, len * 32);
+        if (hr)
+            memcpy(sigs + i * sb + p->idx_bytes, hr + i * p->n, p->n);
     });
     return HBS_OK;
 }
@@ -414,27 +557,35 @@ static int xmss_batch(device_ctx *d, const hbs_leaf_engine *e, const uint8_t *st
              *J_leaf = (uint32_t *)(packed.data() + a_leaf);
     uint64_t *J_tree = (uint64_t *)(packed.data() + a_tree);
     uint8_t *J_dig = packed.data() + a_dig;
-    /* the messages' r, H_msg and digits, over the pool */
+    /* the messages' r, H_msg and digits: on the GPU (below, or in the fused path), else
+     * here over the pool */
+    const msg_batch mb = msg_batch_of(msgs, msglens, count);
     par_for(count, [&](size_t i) {
         const uint64_t G = first + i;
         uint8_t *s = sigs + i * sb, digest[XMSS_MAX_N];
         for (unsigned b = 0; b < p->idx_bytes; b++)
             s[b] = (uint8_t)(G >> (8 * (p->idx_bytes - 1 - b)));
-        hbs_xmss_prf_r(&c, s + p->idx_bytes, sk_prf, G);
-        hbs_xmss_hash_msg(&c, digest, s + p->idx_bytes, root, G, msgs[i], msglens[i]);
-        hbs_xmss_wots_digits(p, J_dig + i * len, digest);
+        if (!mb.gpu) {
+            hbs_xmss_prf_r(&c, s + p->idx_bytes, sk_prf, G);
+            hbs_xmss_hash_msg(&c, digest, s + p->idx_bytes, root, G, msgs[i], msglens[i]);
+            hbs_xmss_wots_digits(p, J_dig + i * len, digest);
+        }
         J_layer[i] = 0;
         J_leaf[i] = (uint32_t)G & mask;
         J_tree[i] = G >> H;
     });
-    tm.mark("messages");
+    tm.mark(mb.gpu ? "jobs" : "messages");
     const bool fused = p->func == XMSS_FUNC_SHA256 && n == 32 && len <= XF_MAX_LEN &&
                        fuse_enabled();
-    int err;
-    if (fused)
+    int err = HBS_OK;
+    if (mb.gpu && !fused) {
+        err = xm_messages_gpu(d, mb, p, sk_prf, root, first, sigs, sb, J_dig);
+        tm.mark("messages (gpu)");
+    }
+    if (!err && fused)
         err = xmss_fused(d, p, sk_seed, pub_seed, trees, tfirst[0], count, J_leaf, J_tree, J_dig,
-                         sigs, sb, p->idx_bytes + n, tm);
-    else
+                         mb, sk_prf, root, first, sigs, sb, p->idx_bytes + n, tm);
+    else if (!err)
         err = xmss_build(e, &c, p, sk_seed, pub_seed, trees);
     tm.mark(fused ? "copies" : "trees");
     for (unsigned j = 1; j < D && !err; j++) {

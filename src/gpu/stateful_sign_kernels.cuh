@@ -534,6 +534,130 @@ __global__ void __launch_bounds__(512) lf_levels_block_sha256(lf_args a, uint8_t
     }
 }
 
+/* ---- the messages: r, H_msg and the digits (XMSS); C, Q and the coefficients (LMS) ----
+ * One thread per message of the batch (message i signs index first + i). The messages lie
+ * in one arena: message i is arena[off[i] .. off[i + 1]). */
+struct xm_args {
+    uint8_t sk_prf[64], root[64];
+    uint64_t first;
+    uint32_t n, padlen, len1, len, count;
+};
+
+/* toByte(v, padlen) at b; returns padlen. */
+__device__ __forceinline__ unsigned xm_tobyte(uint8_t *b, uint32_t v, unsigned padlen)
+{
+    for (unsigned k = 0; k + 1 < padlen; k++)
+        b[k] = 0;
+    b[padlen - 1] = (uint8_t)v;
+    return padlen;
+}
+
+/* r = PRF(SK_PRF, toByte(idx, 32)); H_msg(r || root || toByte(idx, n), M) into its base-16
+ * digits and checksum (as hbs_xmss_prf_r, hbs_xmss_hash_msg, hbs_xmss_wots_digits). */
+template <int F>
+__global__ void xm_messages(xm_args a, const uint64_t *off, const uint8_t *arena, uint8_t *r_out,
+                            uint8_t *dig)
+{
+    const uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= a.count)
+        return;
+    const uint64_t G = a.first + i;
+    const unsigned n = a.n;
+    uint8_t b[64 + 64 + 32], r[64], d[64];
+    unsigned at = xm_tobyte(b, 3, a.padlen);
+    for (unsigned k = 0; k < n; k++)
+        b[at + k] = a.sk_prf[k];
+    at += n;
+    for (unsigned k = 0; k < 32; k++)
+        b[at + k] = k < 24 ? 0 : (uint8_t)(G >> (8 * (31 - k)));
+    sf_hash<F>(r, n, b, at + 32);
+    for (unsigned k = 0; k < sizeof b; k++)
+        b[k] = 0;
+    typename stream_of<F>::type h;
+    h.init();
+    h.absorb(b, xm_tobyte(b, 2, a.padlen));
+    h.absorb(r, n);
+    h.absorb(a.root, n);
+    for (unsigned k = 0; k < n; k++)
+        b[k] = k + 8 < n ? 0 : (uint8_t)(G >> (8 * (n - 1 - k)));
+    h.absorb(b, n);
+    h.absorb(arena + off[i], (unsigned)(off[i + 1] - off[i]));
+    h.finish(d, n);
+    uint8_t *dg = dig + i * a.len;
+    unsigned csum = 0;
+    for (unsigned k = 0; k < a.len1; k++) {
+        const uint8_t v = (uint8_t)((d[k / 2] >> (k % 2 ? 0 : 4)) & 15);
+        dg[k] = v;
+        csum += 15u - v;
+    }
+    dg[a.len1] = (uint8_t)((csum >> 8) & 15);
+    dg[a.len1 + 1] = (uint8_t)((csum >> 4) & 15);
+    dg[a.len1 + 2] = (uint8_t)(csum & 15);
+    for (unsigned k = 0; k < n; k++)
+        r_out[i * n + k] = r[k];
+}
+
+/* LMS bottom level: message i at leaf q = (first + i) mod 2^h of the tree (first + i) >> h,
+ * the tree's I and SEED at I + t * 16, seed + t * 32 with t = ((first + i) >> h) - tfirst. */
+struct lm_args {
+    uint64_t first, tfirst;
+    uint32_t n, p, w, ls, h, count;
+};
+
+/* C = H(I || q || D_RAND || 0xff || SEED), Q = H(I || q || D_MESG || C || M), then
+ * a[i] = coef(Q || Cksm(Q), i, w) (as hbs_lmots_randomizer, _message_hash and lms_coefs). */
+template <int F>
+__global__ void lm_messages(lm_args a, const uint8_t *I, const uint8_t *seed, const uint64_t *off,
+                            const uint8_t *arena, uint8_t *c_out, uint8_t *dig)
+{
+    const uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= a.count)
+        return;
+    const uint64_t G = a.first + i, t = (G >> a.h) - a.tfirst;
+    const uint32_t q = (uint32_t)(G & (((uint64_t)1 << a.h) - 1)), n = a.n;
+    uint8_t m[23 + 32], Q[32 + 2];
+    for (int k = 0; k < 16; k++)
+        m[k] = I[t * 16 + k];
+    put_be32(m + 16, q);
+    m[20] = 0xff;
+    m[21] = 0xfd;
+    m[22] = 0xff;
+    for (uint32_t k = 0; k < n; k++)
+        m[23 + k] = seed[t * 32 + k];
+    sf_hash<F>(c_out + i * n, n, m, 23 + n);
+    for (uint32_t k = 0; k < sizeof m; k++)
+        m[k] = k < 16 ? m[k] : 0;
+    put_be32(m + 16, q);
+    m[20] = 0x81;
+    m[21] = 0x81;
+    typename stream_of<F>::type h;
+    h.init();
+    h.absorb(m, 22);
+    h.absorb(c_out + i * n, n);
+    h.absorb(arena + off[i], (unsigned)(off[i + 1] - off[i]));
+    h.finish(Q, n);
+    const uint32_t w = a.w, per_byte = 8 / w, mask = (1u << w) - 1, u = n * per_byte;
+    uint8_t *dg = dig + i * a.p;
+    uint32_t sum = 0;
+    for (uint32_t k = 0; k < u; k++) {
+        dg[k] = (uint8_t)((Q[k / per_byte] >> (8 - w * (k % per_byte + 1))) & mask);
+        sum += mask - dg[k];
+    }
+    sum <<= a.ls;
+    Q[n] = (uint8_t)(sum >> 8);
+    Q[n + 1] = (uint8_t)sum;
+    for (uint32_t k = u; k < a.p; k++)
+        dg[k] = (uint8_t)((Q[k * w / 8] >> (8 - w * (k % per_byte + 1))) & mask);
+}
+
+/* Zeroes bytes [0, len) of p (secrets that went to the device for one batch). */
+__global__ void sfs_wipe(uint8_t *p, uint64_t len)
+{
+    const uint64_t k = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (k < len)
+        p[k] = 0;
+}
+
 } // namespace hbs_gpu
 
 #endif
