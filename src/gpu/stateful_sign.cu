@@ -186,6 +186,7 @@ static int stage_msgs(device_ctx *d, const msg_batch &mb, const uint8_t *head, s
     if ((err = host_buf(d, SFS_M_UP, up, (void **)&hup)) ||
         (err = dev_buf(d, SFS_M_UP, up, (void **)&dup)))
         return err;
+    *hhead = hup; /* set first: the caller wipes it even if what follows fails */
     if (head_len)
         memcpy(hup, head, head_len);
     uint64_t *off = (uint64_t *)(hup + head_len);
@@ -198,7 +199,6 @@ static int stage_msgs(device_ctx *d, const msg_batch &mb, const uint8_t *head, s
             memcpy(arena + off[i], mb.msgs[i], mb.msglens[i]);
     });
     HBS_CUDA(cudaMemcpyAsync(dup, hup, up, cudaMemcpyHostToDevice, d->stream));
-    *hhead = hup;
     *dhead = dup;
     *doff = (const uint64_t *)(dup + head_len);
     *darena = dup + head_len + 8 * (mb.count + 1);
@@ -756,13 +756,109 @@ static int lms_build(const hbs_leaf_engine *e, const hss_view &v, ltree_t &t)
     return HBS_OK;
 }
 
+/* Secrets staged in pinned memory for one batch: wiped when the scope ends, once the stream
+ * has used them (declared after the lock guard, so this runs under the lock). */
+struct staged_secret {
+    device_ctx *d;
+    uint8_t *p = NULL;
+    size_t len = 0;
+    explicit staged_secret(device_ctx *dc) : d(dc) {}
+    ~staged_secret()
+    {
+        if (p) {
+            cudaStreamSynchronize(d->stream);
+            hbs_memzero(p, len);
+        }
+    }
+};
+
+/* LMS/HSS: queues C, Q and the coefficients of every message on the GPU. Message i signs at
+ * index first + i of the bottom level, in tree ((first + i) >> h) - tfirst of the nbt trees
+ * bt[0 ..] (their I and SEED go up in the head of the upload, wiped on the device after
+ * the kernel; the caller wipes *hsecret (secret_len bytes) once the stream is synchronised).
+ * The C values (count * n) come back into *hc, with the coefficients (count * p, after
+ * them) when want_digits; *ddig: the coefficients on the device. The caller holds d->lock. */
+static int lm_enqueue(device_ctx *d, const msg_batch &mb, const hss_view &v, const ltree_t *bt,
+                      size_t nbt, uint64_t first, uint64_t tfirst, bool want_digits,
+                      uint8_t **ddig, uint8_t **hc, uint8_t **hsecret, size_t *secret_len)
+{
+    const unsigned b = v.L - 1;
+    const hbs_lmots_type *o = v.ots[b];
+    const size_t n = o->n, pb = o->p, count = mb.count;
+    const size_t head_len = (nbt * 48 + 7) & ~(size_t)7;
+    const size_t back = count * n + (want_digits ? count * pb : 0);
+    uint8_t *hh = NULL, *dh, *dout, *hout;
+    const uint64_t *doff;
+    const uint8_t *darena;
+    int err;
+    *hsecret = NULL;
+    *secret_len = 0;
+    if ((err = dev_buf(d, SFS_M_OUT, count * (n + pb), (void **)&dout)) ||
+        (err = host_buf(d, SFS_M_OUT, back, (void **)&hout)))
+        return err;
+    std::vector<uint8_t> head(head_len, 0);
+    for (size_t k = 0; k < nbt; k++) {
+        memcpy(head.data() + 16 * k, bt[k].I, 16);
+        memcpy(head.data() + 16 * nbt + 32 * k, bt[k].seed, n);
+    }
+    err = stage_msgs(d, mb, head.data(), head_len, &hh, &dh, &doff, &darena);
+    hbs_memzero(head.data(), head_len);
+    *hsecret = hh;
+    *secret_len = hh ? head_len : 0;
+    if (err)
+        return err;
+    lm_args a;
+    a.first = first;
+    a.tfirst = tfirst;
+    a.n = (uint32_t)n;
+    a.p = (uint32_t)pb;
+    a.w = o->w;
+    a.ls = o->ls;
+    a.h = v.lms[b]->h;
+    a.count = (uint32_t)count;
+    uint8_t *dc = dout, *dd = dout + count * n;
+    const unsigned nb = sfs_blocks(count);
+    if (o->hash == HBS_LMS_HASH_SHA256)
+        lm_messages<SF_SHA256><<<nb, SFS_THREADS, 0, d->stream>>>(a, dh, dh + 16 * nbt, doff, darena, dc, dd);
+    else
+        lm_messages<SF_SHAKE256><<<nb, SFS_THREADS, 0, d->stream>>>(a, dh, dh + 16 * nbt, doff, darena, dc, dd);
+    sfs_wipe<<<sfs_blocks(32 * nbt), SFS_THREADS, 0, d->stream>>>(dh + 16 * nbt, 32 * nbt);
+    HBS_CUDA(cudaGetLastError());
+    HBS_CUDA(cudaMemcpyAsync(hout, dout, back, cudaMemcpyDeviceToHost, d->stream));
+    *ddig = dd;
+    *hc = hout;
+    return HBS_OK;
+}
+
+/* LMS/HSS without the fused path: the messages hashed on the GPU, C into out[m] + 8, the
+ * coefficients into dig (count * p). */
+static int lm_messages_gpu(device_ctx *d, const msg_batch &mb, const hss_view &v,
+                           const ltree_t *bt, size_t nbt, uint64_t first, uint64_t tfirst,
+                           uint8_t *const *out, uint8_t *dig)
+{
+    const hbs_lmots_type *o = v.ots[v.L - 1];
+    uint8_t *ddig, *hc;
+    int err;
+    std::lock_guard<std::mutex> g(d->lock);
+    staged_secret sec(d);
+    if ((err = lm_enqueue(d, mb, v, bt, nbt, first, tfirst, true, &ddig, &hc, &sec.p, &sec.len)))
+        return err;
+    HBS_CUDA(cudaStreamSynchronize(d->stream));
+    par_for(mb.count, [&](size_t m) { memcpy(out[m] + 8, hc + m * o->n, o->n); });
+    memcpy(dig, hc + mb.count * o->n, mb.count * o->p);
+    return HBS_OK;
+}
+
 /* The fused path (every level SHA-256): every tree built on the GPU, one after another
  * (each one's SEED a kernel parameter), leaves and inner nodes, the bottom level's trees
  * (trees[bottom0 ..]) signing the count messages on the way: message m at leaf q[m] of tree
- * tree[m], digits dig + m * p; its y into out[m] + 8 + n. The nodes come back into the trees. */
+ * tree[m], digits dig + m * p; its y into out[m] + 8 + n. The nodes come back into the trees.
+ * When mb.gpu the messages are hashed on the GPU first (message m signs index first + m; C
+ * into out[m] + 8; the digits stay there), else their digits come from dig. */
 static int lms_fused(device_ctx *d, const hss_view &v, std::vector<ltree_t> &trees,
                      size_t bottom0, size_t count, const size_t *tree, const uint32_t *q,
-                     const uint8_t *dig, uint8_t *const *out, sign_timer &tm)
+                     const uint8_t *dig, const msg_batch &mb, uint64_t first,
+                     uint8_t *const *out, sign_timer &tm)
 {
     const unsigned b = v.L - 1;
     const size_t T = trees.size(), hb = v.lms[b]->h, pb = v.ots[b]->p, nb = v.ots[b]->n;
@@ -775,7 +871,7 @@ static int lms_fused(device_ctx *d, const hss_view &v, std::vector<ltree_t> &tre
         const size_t c = ((size_t)v.ots[i]->p << v.lms[i]->h) * v.ots[i]->n;
         vals = c > vals ? c : vals;
     }
-    const size_t a_dig = 4 * (nbottom << hb), up_len = a_dig + count * pb,
+    const size_t a_dig = 4 * (nbottom << hb), up_len = a_dig + (mb.gpu ? 0 : count * pb),
                  sig_bytes = count * pb * nb, node_bytes = t_at[T];
     uint8_t *hup, *dup, *dnodes, *dvals, *dsig, *hnodes, *hsig;
     int err;
@@ -788,11 +884,23 @@ static int lms_fused(device_ctx *d, const hss_view &v, std::vector<ltree_t> &tre
         (err = host_buf(d, SFS_F_NODES, node_bytes, (void **)&hnodes)) ||
         (err = host_buf(d, SFS_F_SIG, sig_bytes, (void **)&hsig)))
         return err;
+    uint8_t *ddig = NULL, *hc = NULL;
+    staged_secret sec(d);
+    if (mb.gpu) {
+        if ((err = lm_enqueue(d, mb, v, trees.data() + bottom0, nbottom, first,
+                              trees[bottom0].inst, false, &ddig, &hc, &sec.p, &sec.len)))
+            return err;
+        if (tm.on) { /* its own phase only when timed: else it overlaps the staging below */
+            HBS_CUDA(cudaStreamSynchronize(d->stream));
+            tm.mark("messages (gpu)");
+        }
+    }
     int32_t *cap = (int32_t *)hup;
     memset(cap, 0xff, 4 * (nbottom << hb));
     for (size_t m = 0; m < count; m++)
         cap[((tree[m] - bottom0) << hb) + q[m]] = (int32_t)m;
-    memcpy(hup + a_dig, dig, count * pb);
+    if (!mb.gpu)
+        memcpy(hup + a_dig, dig, count * pb);
     HBS_CUDA(cudaMemcpyAsync(dup, hup, up_len, cudaMemcpyHostToDevice, d->stream));
     for (size_t k = 0; k < T; k++) {
         const unsigned i = trees[k].level, h = v.lms[i]->h;
@@ -808,7 +916,7 @@ static int lms_fused(device_ctx *d, const hss_view &v, std::vector<ltree_t> &tre
         a.h = h;
         if (k >= bottom0) {
             a.cap = (const int32_t *)dup + ((k - bottom0) << hb);
-            a.digits = dup + a_dig;
+            a.digits = mb.gpu ? ddig : dup + a_dig;
             a.sig = dsig;
         }
         const uint64_t chains = (uint64_t)o->p << h;
@@ -833,7 +941,11 @@ static int lms_fused(device_ctx *d, const hss_view &v, std::vector<ltree_t> &tre
         trees[k].T.assign(hnodes + t_at[k], hnodes + t_at[k + 1]);
         lms_set_pk(v, trees[k]);
     });
-    par_for(count, [&](size_t m) { memcpy(out[m] + 8 + nb, hsig + m * pb * nb, pb * nb); });
+    par_for(count, [&](size_t m) {
+        memcpy(out[m] + 8 + nb, hsig + m * pb * nb, pb * nb);
+        if (hc)
+            memcpy(out[m] + 8, hc + m * nb, nb);
+    });
     return HBS_OK;
 }
 
@@ -964,15 +1076,34 @@ static int hss_batch(device_ctx *d, const hbs_leaf_engine *e, const uint8_t *st,
         hbs_lmots_message_hash(o, Q, t.I, s.q, s.out + 8, msg, mlen);
         lms_coefs(o, a_all.data() + dig_at[k], Q);
     };
-    /* the bottom jobs' digits need no tree: they are hashed first, over the pool */
-    par_for(count, [&](size_t m) { prepare(nupper + m); });
-    tm.mark("messages");
+    /* the bottom jobs' digits need no tree: they are hashed first, on the GPU (below, or in
+     * the fused path) or here over the pool */
+    const msg_batch mb = msg_batch_of(msgs, msglens, count);
+    const unsigned lb = v.L - 1;
+    const size_t bottom0 = level_at[lb], nbt = (size_t)(ilast[lb] - ifirst[lb] + 1);
+    par_for(count, [&](size_t m) {
+        if (mb.gpu) {
+            sput32(jobs[nupper + m].out, jobs[nupper + m].q);
+            sput32(jobs[nupper + m].out + 4, v.ots[lb]->code);
+        } else {
+            prepare(nupper + m);
+        }
+    });
+    tm.mark(mb.gpu ? "jobs" : "messages");
     bool fused = fuse_enabled();
     for (unsigned i = 0; i < v.L; i++)
         fused = fused && v.ots[i]->hash == HBS_LMS_HASH_SHA256 && v.lms[i]->m == v.ots[i]->n &&
                 (v.ots[i]->n == 32 || v.ots[i]->n == 24);
     size_t kend = jobs.size(); /* the jobs the chains below still sign */
-    if (fused) {
+    if (mb.gpu && !fused) {
+        std::vector<uint8_t *> jo(count);
+        for (size_t m = 0; m < count; m++)
+            jo[m] = jobs[nupper + m].out;
+        err = lm_messages_gpu(d, mb, v, trees.data() + bottom0, nbt, first, ifirst[lb],
+                              jo.data(), a_all.data() + dig_at[nupper]);
+        tm.mark("messages (gpu)");
+    }
+    if (!err && fused) {
         std::vector<size_t> jt(count);
         std::vector<uint32_t> jq(count);
         std::vector<uint8_t *> jo(count);
@@ -982,9 +1113,9 @@ static int hss_batch(device_ctx *d, const hbs_leaf_engine *e, const uint8_t *st,
             jo[m] = jobs[nupper + m].out;
         }
         err = lms_fused(d, v, trees, level_at[v.L - 1], count, jt.data(), jq.data(),
-                        a_all.data() + dig_at[nupper], jo.data(), tm);
+                        a_all.data() + dig_at[nupper], mb, first, jo.data(), tm);
         kend = nupper;
-    } else {
+    } else if (!err) {
         for (size_t k = 0; k < trees.size() && !err; k++)
             err = lms_build(e, v, trees[k]);
     }
