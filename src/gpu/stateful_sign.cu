@@ -7,10 +7,13 @@
  * first; after a failure the indices stay used.
  *
  * How a batch is signed. Every tree the batch touches, on every layer (XMSS^MT) or level
- * (HSS), is built whole on the GPU, leaves and inner nodes. The host first hashes each
- * message (XMSS: r and H_msg; LMS: C and Q) into the digits to sign, over the thread pool;
- * the chains of a leaf that signs a message then store their values after the digits'
- * steps on their way to the leaf, so the bottom one-time signatures come with the leaves
+ * (HSS), is built whole on the GPU, leaves and inner nodes. First each message is hashed
+ * (XMSS: r and H_msg; LMS: C and Q) into the digits to sign: on the GPU, one thread per
+ * message, the messages uploaded in one pinned arena (on the CPU's thread pool instead when
+ * HBS_GPU_SIGN_MSG=0 or the messages pass 1 GiB in all); the digits stay on the device for
+ * the fused kernels. The chains of a leaf that signs a message then store their values
+ * after the digits' steps on their way to the leaf, so the bottom one-time signatures come
+ * with the leaves
  * (XMSS SHA-256 n = 32 and LMS SHA-256 sets; the others build the trees through the leaf
  * engine and sign in a second kernel). The upper one-time signatures (one per lower tree
  * touched) run on the GPU once the trees below are built, one thread per chain; the
@@ -19,7 +22,9 @@
  * CPU's skip over the batch ends in. Building whole trees pays when the batch is big
  * against the trees: keys with a tree over 2^16 leaves, or batches that would build more
  * than 2^16 + 64 leaves per signature, are signed by the CPU code instead (same bytes).
- * HBS_GPU_SIGN_TIMING=1 prints the time of every phase to stderr. */
+ * The signatures' one-time parts come back in pieces, each copied into place while the next
+ * is on its way. HBS_GPU_SIGN_TIMING=1 prints the time of every phase to stderr (then the
+ * message hashing on the GPU is synchronised on, to be timed on its own). */
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -315,6 +320,68 @@ static int run_jobs(device_ctx *d, const void *jobs, size_t len, size_t out_byte
     return HBS_OK;
 }
 
+/* Pieces of the copy-out: big copies (at least SFS_OUT_MIN bytes) come back in this many. */
+#define SFS_OUT_PIECES 4
+#ifndef SFS_OUT_MIN
+#define SFS_OUT_MIN ((size_t)8 << 20)
+#endif
+
+/* Queues the copy of items (item_bytes each) from dsrc to the pinned hdst behind the work on
+ * the stream, and calls f(lo, hi) on the host for the items [lo, hi) as soon as they have
+ * arrived: a big copy comes in pieces, so that the host uses one while the next is on its
+ * way; `what` is marked on the timer when the first piece is in (the GPU work before it
+ * done). Built without nvcc (the emulation) it is one copy and one synchronisation. */
+template <typename F>
+static int copy_out(device_ctx *d, uint8_t *hdst, const uint8_t *dsrc, size_t items,
+                    size_t item_bytes, sign_timer &tm, const char *what, const F &f)
+{
+    size_t pieces = items * item_bytes >= SFS_OUT_MIN ? SFS_OUT_PIECES : 1;
+    if (pieces > items)
+        pieces = items ? items : 1;
+#ifdef __CUDACC__
+    cudaEvent_t ev[SFS_OUT_PIECES];
+    size_t made = 0;
+    cudaError_t e = cudaSuccess;
+    const char *call = "cudaEventCreateWithFlags";
+    for (; made < pieces && e == cudaSuccess; made++)
+        e = cudaEventCreateWithFlags(&ev[made], cudaEventDisableTiming);
+    if (e != cudaSuccess)
+        made--; /* the last one failed: not made */
+    for (size_t c = 0; c < pieces && e == cudaSuccess; c++) {
+        const size_t lo = items * c / pieces, hi = items * (c + 1) / pieces;
+        call = "cudaMemcpyAsync";
+        e = cudaMemcpyAsync(hdst + lo * item_bytes, dsrc + lo * item_bytes,
+                            (hi - lo) * item_bytes, cudaMemcpyDeviceToHost, d->stream);
+        if (e == cudaSuccess) {
+            call = "cudaEventRecord";
+            e = cudaEventRecord(ev[c], d->stream);
+        }
+    }
+    for (size_t c = 0; c < pieces && e == cudaSuccess; c++) {
+        call = "cudaEventSynchronize";
+        e = cudaEventSynchronize(ev[c]);
+        if (e == cudaSuccess) {
+            if (c == 0)
+                tm.mark(what);
+            f(items * c / pieces, items * (c + 1) / pieces);
+        }
+    }
+    int err = e == cudaSuccess ? HBS_OK : gpu_fail(__FILE__, __LINE__, call, e);
+    if (err)
+        cudaStreamSynchronize(d->stream); /* nothing of ours left in flight */
+    for (size_t c = 0; c < made; c++)
+        cudaEventDestroy(ev[c]);
+    return err;
+#else
+    HBS_CUDA(cudaMemcpyAsync(hdst, dsrc, items * item_bytes, cudaMemcpyDeviceToHost, d->stream));
+    HBS_CUDA(cudaStreamSynchronize(d->stream));
+    tm.mark(what);
+    for (size_t c = 0; c < pieces; c++)
+        f(items * c / pieces, items * (c + 1) / pieces);
+    return HBS_OK;
+#endif
+}
+
 /* ---- XMSS / XMSS^MT ---- */
 
 struct xtree {
@@ -483,20 +550,26 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
     hbs_memzero(&f, sizeof f);
     HBS_CUDA(cudaGetLastError());
     HBS_CUDA(cudaMemcpyAsync(hnodes, dnodes, node_bytes, cudaMemcpyDeviceToHost, d->stream));
-    HBS_CUDA(cudaMemcpyAsync(hsig, dsig, sig_bytes, cudaMemcpyDeviceToHost, d->stream));
-    HBS_CUDA(cudaStreamSynchronize(d->stream));
-    tm.mark("gpu trees+signatures");
-    /* under the lock still: the pinned buffers are the pool's */
-    par_for(T, [&](size_t k) {
-        trees[k].nodes.resize(tn * 32);
-        memcpy(trees[k].nodes.data(), hnodes + k * tn * 32, tn * 32);
-    });
-    par_for(count, [&](size_t i) {
-        memcpy(sigs + i * sb + sig_at, hsig + i * len * 32, len * 32);
-        if (hr)
-            memcpy(sigs + i * sb + p->idx_bytes, hr + i * p->n, p->n);
-    });
-    return HBS_OK;
+    /* under the lock still: the pinned buffers are the pool's; the nodes (and r) are in
+     * with the first piece of the signatures */
+    bool nodes_in = false;
+    err = copy_out(d, hsig, dsig, count, len * 32, tm, "gpu trees+signatures",
+                   [&](size_t lo, size_t hi) {
+                       if (!nodes_in) {
+                           nodes_in = true;
+                           par_for(T, [&](size_t k) {
+                               trees[k].nodes.resize(tn * 32);
+                               memcpy(trees[k].nodes.data(), hnodes + k * tn * 32, tn * 32);
+                           });
+                       }
+                       par_for(hi - lo, [&](size_t j) {
+                           const size_t i = lo + j;
+                           memcpy(sigs + i * sb + sig_at, hsig + i * len * 32, len * 32);
+                           if (hr)
+                               memcpy(sigs + i * sb + p->idx_bytes, hr + i * p->n, p->n);
+                       });
+                   });
+    return err;
 }
 
 static int xmss_batch(device_ctx *d, const hbs_leaf_engine *e, const uint8_t *st, size_t stlen,
@@ -934,19 +1007,25 @@ static int lms_fused(device_ctx *d, const hss_view &v, std::vector<ltree_t> &tre
     }
     HBS_CUDA(cudaGetLastError());
     HBS_CUDA(cudaMemcpyAsync(hnodes, dnodes, node_bytes, cudaMemcpyDeviceToHost, d->stream));
-    HBS_CUDA(cudaMemcpyAsync(hsig, dsig, sig_bytes, cudaMemcpyDeviceToHost, d->stream));
-    HBS_CUDA(cudaStreamSynchronize(d->stream));
-    tm.mark("gpu trees+signatures");
-    par_for(T, [&](size_t k) {
-        trees[k].T.assign(hnodes + t_at[k], hnodes + t_at[k + 1]);
-        lms_set_pk(v, trees[k]);
-    });
-    par_for(count, [&](size_t m) {
-        memcpy(out[m] + 8 + nb, hsig + m * pb * nb, pb * nb);
-        if (hc)
-            memcpy(out[m] + 8, hc + m * nb, nb);
-    });
-    return HBS_OK;
+    /* the nodes (and C) are in with the first piece of the signatures */
+    bool nodes_in = false;
+    err = copy_out(d, hsig, dsig, count, pb * nb, tm, "gpu trees+signatures",
+                   [&](size_t lo, size_t hi) {
+                       if (!nodes_in) {
+                           nodes_in = true;
+                           par_for(T, [&](size_t k) {
+                               trees[k].T.assign(hnodes + t_at[k], hnodes + t_at[k + 1]);
+                               lms_set_pk(v, trees[k]);
+                           });
+                       }
+                       par_for(hi - lo, [&](size_t j) {
+                           const size_t m = lo + j;
+                           memcpy(out[m] + 8 + nb, hsig + m * pb * nb, pb * nb);
+                           if (hc)
+                               memcpy(out[m] + 8, hc + m * nb, nb);
+                       });
+                   });
+    return err;
 }
 
 /* One LMS signature being made: where it goes and what it signs. */
