@@ -685,13 +685,24 @@ static int xmss_batch(device_ctx *d, const hbs_leaf_engine *e, const uint8_t *st
         x.len = (uint32_t)len;
         ots.resize((njobs - j0) * len * n);
         const uint32_t nj = (uint32_t)(njobs - j0);
-        err = run_jobs(d, packed.data(), total, ots.size(), ots.data(),
-                       [&](uint8_t *dj, uint8_t *dout) {
+        /* only these jobs go up: packed again in the same layout when they are a part */
+        const size_t u_leaf = 4 * (size_t)nj, u_tree = (8 * (size_t)nj + 7) & ~(size_t)7,
+                     u_dig = u_tree + 8 * (size_t)nj, u_total = u_dig + (size_t)nj * len;
+        std::vector<uint8_t> part;
+        if (j0) {
+            part.resize(u_total);
+            memcpy(part.data(), J_layer + j0, 4 * (size_t)nj);
+            memcpy(part.data() + u_leaf, J_leaf + j0, 4 * (size_t)nj);
+            memcpy(part.data() + u_tree, J_tree + j0, 8 * (size_t)nj);
+            memcpy(part.data() + u_dig, J_dig + j0 * len, (size_t)nj * len);
+        }
+        err = run_jobs(d, j0 ? part.data() : packed.data(), j0 ? u_total : total, ots.size(),
+                       ots.data(), [&](uint8_t *dj, uint8_t *dout) {
                            xs_jobs j;
-                           j.layer = (const uint32_t *)(dj + a_layer) + j0;
-                           j.leaf = (const uint32_t *)(dj + a_leaf) + j0;
-                           j.tree = (const uint64_t *)(dj + a_tree) + j0;
-                           j.digits = dj + a_dig + j0 * len;
+                           j.layer = (const uint32_t *)(dj + (j0 ? 0 : a_layer));
+                           j.leaf = (const uint32_t *)(dj + (j0 ? u_leaf : a_leaf));
+                           j.tree = (const uint64_t *)(dj + (j0 ? u_tree : a_tree));
+                           j.digits = dj + (j0 ? u_dig : a_dig);
                            const unsigned b = sfs_blocks((uint64_t)nj * len);
                            if (p->func == XMSS_FUNC_SHA256 && n == 32)
                                xmss_wots_sign_sha256<<<b, SFS_THREADS, 0, d->stream>>>(x, j, nj, dout);
