@@ -468,7 +468,8 @@ static void xmss_auth(const xtree &t, unsigned H, size_t n, uint32_t leaf, uint8
 /* The fused path (SHA-256, n = 32): every tree of `trees` (the bottom layer's first, from
  * tree tfirst0 on) built on the GPU, leaves and inner nodes, with the count bottom WOTS+
  * signatures (job i: leaf leaf[i] of tree tree[i], digits dig + i * len) taken on the way and
- * written into place: sigs + i * sb + sig_at. The nodes come back into trees. When mb.gpu
+ * written into place: sigs + i * sb + sig_at, with their authentication paths after them.
+ * The nodes come back into trees. When mb.gpu
  * the messages are hashed on the GPU first (r into place after each index; the digits stay
  * there), else their digits come from dig. */
 static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk_seed,
@@ -567,6 +568,8 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
                            memcpy(sigs + i * sb + sig_at, hsig + i * len * 32, len * 32);
                            if (hr)
                                memcpy(sigs + i * sb + p->idx_bytes, hr + i * p->n, p->n);
+                           xmss_auth(trees[(size_t)(tree[i] - tfirst0)], H, 32, leaf[i],
+                                     sigs + i * sb + sig_at + len * 32);
                        });
                    });
     return err;
@@ -729,8 +732,9 @@ static int xmss_batch(device_ctx *d, const hbs_leaf_engine *e, const uint8_t *st
                 const size_t job = j == 0 ? i : upper_at[j] + (size_t)(below - tfirst[j - 1]);
                 if (job >= j0)
                     memcpy(s, ots.data() + (job - j0) * len * n, len * n);
-                xmss_auth(trees[layer_at[j] + (size_t)(tree - tfirst[j])], H, n,
-                          (uint32_t)below & mask, s + len * n);
+                if (!fused || j > 0) /* (fused: the bottom path came with the copy-out) */
+                    xmss_auth(trees[layer_at[j] + (size_t)(tree - tfirst[j])], H, n,
+                              (uint32_t)below & mask, s + len * n);
                 s += (len + H) * n;
             }
         });
@@ -933,10 +937,23 @@ static int lm_messages_gpu(device_ctx *d, const msg_batch &mb, const hss_view &v
     return HBS_OK;
 }
 
+/* The LMS type and authentication path of the signature at out (leaf q of tree t). */
+static void lms_path(const hss_view &v, const ltree_t &t, uint32_t q, uint8_t *out)
+{
+    const hbs_lms_type *lt = v.lms[t.level];
+    const size_t ots_len = hbs_lmots_sig_bytes(v.ots[t.level]);
+    sput32(out + 4 + ots_len, lt->code);
+    uint8_t *path = out + 8 + ots_len;
+    uint32_t r = (1u << lt->h) + q;
+    for (unsigned z = 0; z < lt->h; z++, r >>= 1)
+        memcpy(path + z * lt->m, t.T.data() + (size_t)((r ^ 1) - 1) * lt->m, lt->m);
+}
+
 /* The fused path (every level SHA-256): every tree built on the GPU, one after another
  * (each one's SEED a kernel parameter), leaves and inner nodes, the bottom level's trees
  * (trees[bottom0 ..]) signing the count messages on the way: message m at leaf q[m] of tree
- * tree[m], digits dig + m * p; its y into out[m] + 8 + n. The nodes come back into the trees.
+ * tree[m], digits dig + m * p; its y into out[m] + 8 + n, its LMS type and path after it. The
+ * nodes come back into the trees.
  * When mb.gpu the messages are hashed on the GPU first (message m signs index first + m; C
  * into out[m] + 8; the digits stay there), else their digits come from dig. */
 static int lms_fused(device_ctx *d, const hss_view &v, std::vector<ltree_t> &trees,
@@ -1034,6 +1051,7 @@ static int lms_fused(device_ctx *d, const hss_view &v, std::vector<ltree_t> &tre
                            memcpy(out[m] + 8 + nb, hsig + m * pb * nb, pb * nb);
                            if (hc)
                                memcpy(out[m] + 8, hc + m * nb, nb);
+                           lms_path(v, trees[tree[m]], q[m], out[m]);
                        });
                    });
     return err;
@@ -1254,17 +1272,9 @@ static int hss_batch(device_ctx *d, const hbs_leaf_engine *e, const uint8_t *st,
     /* assembly: L-1 || (signature of level i's key by level i-1 || level i's key) ...,
      * and every LMS signature's type and path */
     if (!err) {
-        par_for(jobs.size(), [&](size_t k) {
-            const lsig &s = jobs[k];
-            const ltree_t &t = trees[s.tree];
-            const hbs_lms_type *lt = v.lms[t.level];
-            const size_t ots_len = hbs_lmots_sig_bytes(v.ots[t.level]);
-            sput32(s.out + 4 + ots_len, lt->code);
-            uint8_t *path = s.out + 8 + ots_len;
-            uint32_t r = (1u << lt->h) + s.q;
-            for (unsigned z = 0; z < lt->h; z++, r >>= 1)
-                memcpy(path + z * lt->m, t.T.data() + (size_t)((r ^ 1) - 1) * lt->m, lt->m);
-        });
+        /* (fused: the bottom signatures' paths came with the copy-out) */
+        par_for(fused ? nupper : jobs.size(),
+                [&](size_t k) { lms_path(v, trees[jobs[k].tree], jobs[k].q, jobs[k].out); });
         par_for(count, [&](size_t m) {
             const uint64_t G = first + m;
             uint8_t *s = sigs + m * sb;
