@@ -65,6 +65,9 @@ enum { SFS_M_UP = 60, SFS_M_OUT = 61 };
 #define SFS_M_MAX_BYTES ((uint64_t)1 << 30)
 
 #define SFS_THREADS 256
+/* The message kernels (a thread a message): small blocks, so that a batch of some thousands
+ * spreads over every SM. */
+#define SFS_MSG_THREADS 64
 #define SFS_MAX_TREE_H 16
 #define SFS_LEAVES_FREE ((uint64_t)1 << 16)
 #define SFS_LEAVES_PER_SIG 64
@@ -239,15 +242,15 @@ static int xm_enqueue(device_ctx *d, const msg_batch &mb, const hbs_xmss_params 
     a.len = (uint32_t)len;
     a.count = (uint32_t)count;
     uint8_t *dr = dout, *dd = dout + count * n;
-    const unsigned b = sfs_blocks(count);
+    const unsigned b = (unsigned)((count + SFS_MSG_THREADS - 1) / SFS_MSG_THREADS);
     if (p->func == XMSS_FUNC_SHA256)
-        xm_messages<SF_SHA256><<<b, SFS_THREADS, 0, d->stream>>>(a, doff, darena, dr, dd);
+        xm_messages<SF_SHA256><<<b, SFS_MSG_THREADS, 0, d->stream>>>(a, doff, darena, dr, dd);
     else if (p->func == XMSS_FUNC_SHA512)
-        xm_messages<SF_SHA512><<<b, SFS_THREADS, 0, d->stream>>>(a, doff, darena, dr, dd);
+        xm_messages<SF_SHA512><<<b, SFS_MSG_THREADS, 0, d->stream>>>(a, doff, darena, dr, dd);
     else if (p->func == XMSS_FUNC_SHAKE128)
-        xm_messages<SF_SHAKE128><<<b, SFS_THREADS, 0, d->stream>>>(a, doff, darena, dr, dd);
+        xm_messages<SF_SHAKE128><<<b, SFS_MSG_THREADS, 0, d->stream>>>(a, doff, darena, dr, dd);
     else
-        xm_messages<SF_SHAKE256><<<b, SFS_THREADS, 0, d->stream>>>(a, doff, darena, dr, dd);
+        xm_messages<SF_SHAKE256><<<b, SFS_MSG_THREADS, 0, d->stream>>>(a, doff, darena, dr, dd);
     hbs_memzero(&a, sizeof a);
     HBS_CUDA(cudaGetLastError());
     HBS_CUDA(cudaMemcpyAsync(hout, dout, back, cudaMemcpyDeviceToHost, d->stream));
@@ -905,11 +908,11 @@ static int lm_enqueue(device_ctx *d, const msg_batch &mb, const hss_view &v, con
     a.h = v.lms[b]->h;
     a.count = (uint32_t)count;
     uint8_t *dc = dout, *dd = dout + count * n;
-    const unsigned nb = sfs_blocks(count);
+    const unsigned nb = (unsigned)((count + SFS_MSG_THREADS - 1) / SFS_MSG_THREADS);
     if (o->hash == HBS_LMS_HASH_SHA256)
-        lm_messages<SF_SHA256><<<nb, SFS_THREADS, 0, d->stream>>>(a, dh, dh + 16 * nbt, doff, darena, dc, dd);
+        lm_messages<SF_SHA256><<<nb, SFS_MSG_THREADS, 0, d->stream>>>(a, dh, dh + 16 * nbt, doff, darena, dc, dd);
     else
-        lm_messages<SF_SHAKE256><<<nb, SFS_THREADS, 0, d->stream>>>(a, dh, dh + 16 * nbt, doff, darena, dc, dd);
+        lm_messages<SF_SHAKE256><<<nb, SFS_MSG_THREADS, 0, d->stream>>>(a, dh, dh + 16 * nbt, doff, darena, dc, dd);
     sfs_wipe<<<sfs_blocks(32 * nbt), SFS_THREADS, 0, d->stream>>>(dh + 16 * nbt, 32 * nbt);
     HBS_CUDA(cudaGetLastError());
     HBS_CUDA(cudaMemcpyAsync(hout, dout, back, cudaMemcpyDeviceToHost, d->stream));
