@@ -7,13 +7,10 @@
  * first; after a failure the indices stay used.
  *
  * How a batch is signed. Every tree the batch touches, on every layer (XMSS^MT) or level
- * (HSS), is built whole on the GPU, leaves and inner nodes. First each message is hashed
- * (XMSS: r and H_msg; LMS: C and Q) into the digits to sign: on the GPU, one thread per
- * message, the messages uploaded in one pinned arena (on the CPU's thread pool instead when
- * HBS_GPU_SIGN_MSG=0 or the messages pass 1 GiB in all); the digits stay on the device for
- * the fused kernels. The chains of a leaf that signs a message then store their values
- * after the digits' steps on their way to the leaf, so the bottom one-time signatures come
- * with the leaves
+ * (HSS), is built whole on the GPU, leaves and inner nodes. The host first hashes each
+ * message (XMSS: r and H_msg; LMS: C and Q) into the digits to sign, over the thread pool;
+ * the chains of a leaf that signs a message then store their values after the digits'
+ * steps on their way to the leaf, so the bottom one-time signatures come with the leaves
  * (XMSS SHA-256 n = 32 and LMS SHA-256 sets; the others build the trees through the leaf
  * engine and sign in a second kernel). The upper one-time signatures (one per lower tree
  * touched) run on the GPU once the trees below are built, one thread per chain; the
@@ -22,9 +19,7 @@
  * CPU's skip over the batch ends in. Building whole trees pays when the batch is big
  * against the trees: keys with a tree over 2^16 leaves, or batches that would build more
  * than 2^16 + 64 leaves per signature, are signed by the CPU code instead (same bytes).
- * The signatures' one-time parts come back in pieces, each copied into place while the next
- * is on its way. HBS_GPU_SIGN_TIMING=1 prints the time of every phase to stderr (then the
- * message hashing on the GPU is synchronised on, to be timed on its own). */
+ * HBS_GPU_SIGN_TIMING=1 prints the time of every phase to stderr. */
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,16 +53,8 @@ namespace hbs_gpu {
  * the fused XMSS path: its upload, the trees' nodes, chain ends, bottom signatures. */
 enum { SFS_HOST = 54, SFS_DEV_JOBS = 54, SFS_DEV_OUT = 55 };
 enum { SFS_F_UP = 56, SFS_F_NODES = 57, SFS_F_VALS = 58, SFS_F_SIG = 59 };
-/* The messages hashed on the GPU: their upload (host and device), the results (device: r or
- * C, then the digits; host: what comes back). */
-enum { SFS_M_UP = 60, SFS_M_OUT = 61 };
-/* Messages hashed on the GPU: at most this many bytes in all (else the CPU hashes them). */
-#define SFS_M_MAX_BYTES ((uint64_t)1 << 30)
 
 #define SFS_THREADS 256
-/* The message kernels (a thread a message): small blocks, so that a batch of some thousands
- * spreads over every SM. */
-#define SFS_MSG_THREADS 64
 #define SFS_MAX_TREE_H 16
 #define SFS_LEAVES_FREE ((uint64_t)1 << 16)
 #define SFS_LEAVES_PER_SIG 64
@@ -153,130 +140,6 @@ struct sign_timer {
     }
 };
 
-/* The batch's messages, and whether the GPU hashes them (r, H_msg / C, Q and the digits):
- * when the arena fits and HBS_GPU_SIGN_MSG is not 0; else the CPU does, over the pool. */
-struct msg_batch {
-    const uint8_t *const *msgs;
-    const size_t *msglens;
-    size_t count, total;
-    bool gpu;
-};
-
-static msg_batch msg_batch_of(const uint8_t *const *msgs, const size_t *msglens, size_t count)
-{
-    msg_batch mb;
-    const char *v = getenv("HBS_GPU_SIGN_MSG");
-    mb.msgs = msgs;
-    mb.msglens = msglens;
-    mb.count = count;
-    mb.total = 0;
-    mb.gpu = (!v || strcmp(v, "0") != 0) && count < ((size_t)1 << 31);
-    for (size_t i = 0; i < count && mb.gpu; i++) {
-        if (msglens[i] > SFS_M_MAX_BYTES - mb.total)
-            mb.gpu = false;
-        else
-            mb.total += msglens[i];
-    }
-    return mb;
-}
-
-/* Stages head (head_len bytes, a multiple of 8), the offsets (count + 1) and the messages in
- * pinned memory and queues their upload; *hhead / *dhead: where the head lies on either side,
- * *doff and *darena the rest on the device. The caller holds d->lock, and wipes the head's
- * host copy after the stream is synchronised when it holds secrets. */
-static int stage_msgs(device_ctx *d, const msg_batch &mb, const uint8_t *head, size_t head_len,
-                      uint8_t **hhead, uint8_t **dhead, const uint64_t **doff,
-                      const uint8_t **darena)
-{
-    const size_t up = head_len + 8 * (mb.count + 1) + mb.total;
-    uint8_t *hup, *dup;
-    int err;
-    if ((err = host_buf(d, SFS_M_UP, up, (void **)&hup)) ||
-        (err = dev_buf(d, SFS_M_UP, up, (void **)&dup)))
-        return err;
-    *hhead = hup; /* set first: the caller wipes it even if what follows fails */
-    if (head_len)
-        memcpy(hup, head, head_len);
-    uint64_t *off = (uint64_t *)(hup + head_len);
-    uint8_t *arena = hup + head_len + 8 * (mb.count + 1);
-    off[0] = 0;
-    for (size_t i = 0; i < mb.count; i++)
-        off[i + 1] = off[i] + mb.msglens[i];
-    par_for(mb.count, [&](size_t i) {
-        if (mb.msglens[i])
-            memcpy(arena + off[i], mb.msgs[i], mb.msglens[i]);
-    });
-    HBS_CUDA(cudaMemcpyAsync(dup, hup, up, cudaMemcpyHostToDevice, d->stream));
-    *dhead = dup;
-    *doff = (const uint64_t *)(dup + head_len);
-    *darena = dup + head_len + 8 * (mb.count + 1);
-    return HBS_OK;
-}
-
-/* XMSS: queues r, H_msg and the digits of every message (index first + i) on the GPU; the r
- * values (count * n) come back into *hr once the stream is synchronised, with the digits
- * too (count * len, after them) when want_digits; *ddig: the digits on the device. The
- * caller holds d->lock. */
-static int xm_enqueue(device_ctx *d, const msg_batch &mb, const hbs_xmss_params *p,
-                      const uint8_t *sk_prf, const uint8_t *root, uint64_t first,
-                      bool want_digits, uint8_t **ddig, uint8_t **hr)
-{
-    const size_t n = p->n, len = p->len, count = mb.count;
-    const size_t back = count * n + (want_digits ? count * len : 0);
-    uint8_t *hh, *dh, *dout, *hout;
-    const uint64_t *doff;
-    const uint8_t *darena;
-    int err;
-    if ((err = dev_buf(d, SFS_M_OUT, count * (n + len), (void **)&dout)) ||
-        (err = host_buf(d, SFS_M_OUT, back, (void **)&hout)) ||
-        (err = stage_msgs(d, mb, NULL, 0, &hh, &dh, &doff, &darena)))
-        return err;
-    xm_args a;
-    memset(&a, 0, sizeof a);
-    memcpy(a.sk_prf, sk_prf, n);
-    memcpy(a.root, root, n);
-    a.first = first;
-    a.n = (uint32_t)n;
-    a.padlen = p->padlen;
-    a.len1 = p->len1;
-    a.len = (uint32_t)len;
-    a.count = (uint32_t)count;
-    uint8_t *dr = dout, *dd = dout + count * n;
-    const unsigned b = (unsigned)((count + SFS_MSG_THREADS - 1) / SFS_MSG_THREADS);
-    if (p->func == XMSS_FUNC_SHA256)
-        xm_messages<SF_SHA256><<<b, SFS_MSG_THREADS, 0, d->stream>>>(a, doff, darena, dr, dd);
-    else if (p->func == XMSS_FUNC_SHA512)
-        xm_messages<SF_SHA512><<<b, SFS_MSG_THREADS, 0, d->stream>>>(a, doff, darena, dr, dd);
-    else if (p->func == XMSS_FUNC_SHAKE128)
-        xm_messages<SF_SHAKE128><<<b, SFS_MSG_THREADS, 0, d->stream>>>(a, doff, darena, dr, dd);
-    else
-        xm_messages<SF_SHAKE256><<<b, SFS_MSG_THREADS, 0, d->stream>>>(a, doff, darena, dr, dd);
-    hbs_memzero(&a, sizeof a);
-    HBS_CUDA(cudaGetLastError());
-    HBS_CUDA(cudaMemcpyAsync(hout, dout, back, cudaMemcpyDeviceToHost, d->stream));
-    *ddig = dd;
-    *hr = hout;
-    return HBS_OK;
-}
-
-/* XMSS without the fused path: the messages hashed on the GPU, r into every signature (after
- * its index), the digits into dig (count * len). */
-static int xm_messages_gpu(device_ctx *d, const msg_batch &mb, const hbs_xmss_params *p,
-                           const uint8_t *sk_prf, const uint8_t *root, uint64_t first,
-                           uint8_t *sigs, size_t sb, uint8_t *dig)
-{
-    uint8_t *ddig, *hr;
-    int err;
-    std::lock_guard<std::mutex> g(d->lock);
-    if ((err = xm_enqueue(d, mb, p, sk_prf, root, first, true, &ddig, &hr)))
-        return err;
-    HBS_CUDA(cudaStreamSynchronize(d->stream));
-    const size_t n = p->n;
-    par_for(mb.count, [&](size_t i) { memcpy(sigs + i * sb + p->idx_bytes, hr + i * n, n); });
-    memcpy(dig, hr + mb.count * n, mb.count * p->len);
-    return HBS_OK;
-}
-
 /* Whether building every touched tree whole is worth it (else the CPU signs). */
 static bool trees_worth_it(unsigned max_h, uint64_t leaves, size_t count)
 {
@@ -321,68 +184,6 @@ static int run_jobs(device_ctx *d, const void *jobs, size_t len, size_t out_byte
     HBS_CUDA(cudaMemcpyAsync(out, dout, out_bytes, cudaMemcpyDeviceToHost, d->stream));
     HBS_CUDA(cudaStreamSynchronize(d->stream));
     return HBS_OK;
-}
-
-/* Pieces of the copy-out: big copies (at least SFS_OUT_MIN bytes) come back in this many. */
-#define SFS_OUT_PIECES 4
-#ifndef SFS_OUT_MIN
-#define SFS_OUT_MIN ((size_t)8 << 20)
-#endif
-
-/* Queues the copy of items (item_bytes each) from dsrc to the pinned hdst behind the work on
- * the stream, and calls f(lo, hi) on the host for the items [lo, hi) as soon as they have
- * arrived: a big copy comes in pieces, so that the host uses one while the next is on its
- * way; `what` is marked on the timer when the first piece is in (the GPU work before it
- * done). Built without nvcc (the emulation) it is one copy and one synchronisation. */
-template <typename F>
-static int copy_out(device_ctx *d, uint8_t *hdst, const uint8_t *dsrc, size_t items,
-                    size_t item_bytes, sign_timer &tm, const char *what, const F &f)
-{
-    size_t pieces = items * item_bytes >= SFS_OUT_MIN ? SFS_OUT_PIECES : 1;
-    if (pieces > items)
-        pieces = items ? items : 1;
-#ifdef __CUDACC__
-    cudaEvent_t ev[SFS_OUT_PIECES];
-    size_t made = 0;
-    cudaError_t e = cudaSuccess;
-    const char *call = "cudaEventCreateWithFlags";
-    for (; made < pieces && e == cudaSuccess; made++)
-        e = cudaEventCreateWithFlags(&ev[made], cudaEventDisableTiming);
-    if (e != cudaSuccess)
-        made--; /* the last one failed: not made */
-    for (size_t c = 0; c < pieces && e == cudaSuccess; c++) {
-        const size_t lo = items * c / pieces, hi = items * (c + 1) / pieces;
-        call = "cudaMemcpyAsync";
-        e = cudaMemcpyAsync(hdst + lo * item_bytes, dsrc + lo * item_bytes,
-                            (hi - lo) * item_bytes, cudaMemcpyDeviceToHost, d->stream);
-        if (e == cudaSuccess) {
-            call = "cudaEventRecord";
-            e = cudaEventRecord(ev[c], d->stream);
-        }
-    }
-    for (size_t c = 0; c < pieces && e == cudaSuccess; c++) {
-        call = "cudaEventSynchronize";
-        e = cudaEventSynchronize(ev[c]);
-        if (e == cudaSuccess) {
-            if (c == 0)
-                tm.mark(what);
-            f(items * c / pieces, items * (c + 1) / pieces);
-        }
-    }
-    int err = e == cudaSuccess ? HBS_OK : gpu_fail(__FILE__, __LINE__, call, e);
-    if (err)
-        cudaStreamSynchronize(d->stream); /* nothing of ours left in flight */
-    for (size_t c = 0; c < made; c++)
-        cudaEventDestroy(ev[c]);
-    return err;
-#else
-    HBS_CUDA(cudaMemcpyAsync(hdst, dsrc, items * item_bytes, cudaMemcpyDeviceToHost, d->stream));
-    HBS_CUDA(cudaStreamSynchronize(d->stream));
-    tm.mark(what);
-    for (size_t c = 0; c < pieces; c++)
-        f(items * c / pieces, items * (c + 1) / pieces);
-    return HBS_OK;
-#endif
 }
 
 /* ---- XMSS / XMSS^MT ---- */
@@ -471,27 +272,23 @@ static void xmss_auth(const xtree &t, unsigned H, size_t n, uint32_t leaf, uint8
 /* The fused path (SHA-256, n = 32): every tree of `trees` (the bottom layer's first, from
  * tree tfirst0 on) built on the GPU, leaves and inner nodes, with the count bottom WOTS+
  * signatures (job i: leaf leaf[i] of tree tree[i], digits dig + i * len) taken on the way and
- * written into place: sigs + i * sb + sig_at, with their authentication paths after them.
- * The nodes come back into trees. When mb.gpu
- * the messages are hashed on the GPU first (r into place after each index; the digits stay
- * there), else their digits come from dig. */
+ * written into place: sigs + i * sb + sig_at. The nodes come back into trees. */
 static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk_seed,
                       const uint8_t *pub_seed, std::vector<xtree> &trees, uint64_t tfirst0,
                       size_t count, const uint32_t *leaf, const uint64_t *tree, const uint8_t *dig,
-                      const msg_batch &mb, const uint8_t *sk_prf, const uint8_t *root,
-                      uint64_t first, uint8_t *sigs, size_t sb, size_t sig_at, sign_timer &tm)
+                      uint8_t *sigs, size_t sb, size_t sig_at, sign_timer &tm)
 {
     const unsigned H = p->tree_h;
     const size_t len = p->len, T = trees.size(), tn = ((size_t)2 << H) - 1;
     const size_t a_tree = (4 * T + 7) & ~(size_t)7, a_cap = a_tree + 8 * T,
-                 a_dig = a_cap + 4 * (T << H), up_len = a_dig + (mb.gpu ? 0 : count * len);
+                 a_dig = a_cap + 4 * (T << H), up_len = a_dig + count * len;
     const size_t sig_bytes = count * len * 32, node_bytes = T * tn * 32;
     uint64_t slice_trees = SFS_F_SLICE >> H;
     if (slice_trees == 0)
         slice_trees = 1;
     if (slice_trees > T)
         slice_trees = T;
-    uint8_t *hup, *dup, *dnodes, *dvals, *dsig, *hnodes, *hsig, *ddig = NULL, *hr = NULL;
+    uint8_t *hup, *dup, *dnodes, *dvals, *dsig, *hnodes, *hsig;
     int err;
     std::lock_guard<std::mutex> g(d->lock);
     if ((err = host_buf(d, SFS_F_UP, up_len, (void **)&hup)) ||
@@ -502,14 +299,6 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
         (err = host_buf(d, SFS_F_NODES, node_bytes, (void **)&hnodes)) ||
         (err = host_buf(d, SFS_F_SIG, sig_bytes, (void **)&hsig)))
         return err;
-    if (mb.gpu) {
-        if ((err = xm_enqueue(d, mb, p, sk_prf, root, first, false, &ddig, &hr)))
-            return err;
-        if (tm.on) { /* its own phase only when timed: else it overlaps the staging below */
-            HBS_CUDA(cudaStreamSynchronize(d->stream));
-            tm.mark("messages (gpu)");
-        }
-    }
     /* upload: layer[T], tree[T] (8-aligned), cap[T << H], the bottom jobs' digits */
     int32_t *cap = (int32_t *)(hup + a_cap);
     for (size_t k = 0; k < T; k++) {
@@ -519,8 +308,7 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
     memset(cap, 0xff, 4 * (T << H));
     for (size_t i = 0; i < count; i++)
         cap[((size_t)(tree[i] - tfirst0) << H) + leaf[i]] = (int32_t)i;
-    if (!mb.gpu)
-        memcpy(hup + a_dig, dig, count * len);
+    memcpy(hup + a_dig, dig, count * len);
     HBS_CUDA(cudaMemcpyAsync(dup, hup, up_len, cudaMemcpyHostToDevice, d->stream));
     xf_args f;
     memset(&f, 0, sizeof f);
@@ -532,7 +320,7 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
     f.layer = (const uint32_t *)dup;
     f.tree = (const uint64_t *)(dup + a_tree);
     f.cap = (const int32_t *)(dup + a_cap);
-    f.digits = mb.gpu ? ddig : dup + a_dig;
+    f.digits = dup + a_dig;
     f.sig = dsig;
     f.h = H;
     for (uint64_t k0 = 0; k0 < T; k0 += slice_trees) {
@@ -554,28 +342,18 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
     hbs_memzero(&f, sizeof f);
     HBS_CUDA(cudaGetLastError());
     HBS_CUDA(cudaMemcpyAsync(hnodes, dnodes, node_bytes, cudaMemcpyDeviceToHost, d->stream));
-    /* under the lock still: the pinned buffers are the pool's; the nodes (and r) are in
-     * with the first piece of the signatures */
-    bool nodes_in = false;
-    err = copy_out(d, hsig, dsig, count, len * 32, tm, "gpu trees+signatures",
-                   [&](size_t lo, size_t hi) {
-                       if (!nodes_in) {
-                           nodes_in = true;
-                           par_for(T, [&](size_t k) {
-                               trees[k].nodes.resize(tn * 32);
-                               memcpy(trees[k].nodes.data(), hnodes + k * tn * 32, tn * 32);
-                           });
-                       }
-                       par_for(hi - lo, [&](size_t j) {
-                           const size_t i = lo + j;
-                           memcpy(sigs + i * sb + sig_at, hsig + i * len * 32, len * 32);
-                           if (hr)
-                               memcpy(sigs + i * sb + p->idx_bytes, hr + i * p->n, p->n);
-                           xmss_auth(trees[(size_t)(tree[i] - tfirst0)], H, 32, leaf[i],
-                                     sigs + i * sb + sig_at + len * 32);
-                       });
-                   });
-    return err;
+    HBS_CUDA(cudaMemcpyAsync(hsig, dsig, sig_bytes, cudaMemcpyDeviceToHost, d->stream));
+    HBS_CUDA(cudaStreamSynchronize(d->stream));
+    tm.mark("gpu trees+signatures");
+    /* under the lock still: the pinned buffers are the pool's */
+    par_for(T, [&](size_t k) {
+        trees[k].nodes.resize(tn * 32);
+        memcpy(trees[k].nodes.data(), hnodes + k * tn * 32, tn * 32);
+    });
+    par_for(count, [&](size_t i) {
+        memcpy(sigs + i * sb + sig_at, hsig + i * len * 32, len * 32);
+    });
+    return HBS_OK;
 }
 
 static int xmss_batch(device_ctx *d, const hbs_leaf_engine *e, const uint8_t *st, size_t stlen,
@@ -636,35 +414,27 @@ static int xmss_batch(device_ctx *d, const hbs_leaf_engine *e, const uint8_t *st
              *J_leaf = (uint32_t *)(packed.data() + a_leaf);
     uint64_t *J_tree = (uint64_t *)(packed.data() + a_tree);
     uint8_t *J_dig = packed.data() + a_dig;
-    /* the messages' r, H_msg and digits: on the GPU (below, or in the fused path), else
-     * here over the pool */
-    const msg_batch mb = msg_batch_of(msgs, msglens, count);
+    /* the messages' r, H_msg and digits, over the pool */
     par_for(count, [&](size_t i) {
         const uint64_t G = first + i;
         uint8_t *s = sigs + i * sb, digest[XMSS_MAX_N];
         for (unsigned b = 0; b < p->idx_bytes; b++)
             s[b] = (uint8_t)(G >> (8 * (p->idx_bytes - 1 - b)));
-        if (!mb.gpu) {
-            hbs_xmss_prf_r(&c, s + p->idx_bytes, sk_prf, G);
-            hbs_xmss_hash_msg(&c, digest, s + p->idx_bytes, root, G, msgs[i], msglens[i]);
-            hbs_xmss_wots_digits(p, J_dig + i * len, digest);
-        }
+        hbs_xmss_prf_r(&c, s + p->idx_bytes, sk_prf, G);
+        hbs_xmss_hash_msg(&c, digest, s + p->idx_bytes, root, G, msgs[i], msglens[i]);
+        hbs_xmss_wots_digits(p, J_dig + i * len, digest);
         J_layer[i] = 0;
         J_leaf[i] = (uint32_t)G & mask;
         J_tree[i] = G >> H;
     });
-    tm.mark(mb.gpu ? "jobs" : "messages");
+    tm.mark("messages");
     const bool fused = p->func == XMSS_FUNC_SHA256 && n == 32 && len <= XF_MAX_LEN &&
                        fuse_enabled();
-    int err = HBS_OK;
-    if (mb.gpu && !fused) {
-        err = xm_messages_gpu(d, mb, p, sk_prf, root, first, sigs, sb, J_dig);
-        tm.mark("messages (gpu)");
-    }
-    if (!err && fused)
+    int err;
+    if (fused)
         err = xmss_fused(d, p, sk_seed, pub_seed, trees, tfirst[0], count, J_leaf, J_tree, J_dig,
-                         mb, sk_prf, root, first, sigs, sb, p->idx_bytes + n, tm);
-    else if (!err)
+                         sigs, sb, p->idx_bytes + n, tm);
+    else
         err = xmss_build(e, &c, p, sk_seed, pub_seed, trees);
     tm.mark(fused ? "copies" : "trees");
     for (unsigned j = 1; j < D && !err; j++) {
@@ -691,24 +461,13 @@ static int xmss_batch(device_ctx *d, const hbs_leaf_engine *e, const uint8_t *st
         x.len = (uint32_t)len;
         ots.resize((njobs - j0) * len * n);
         const uint32_t nj = (uint32_t)(njobs - j0);
-        /* only these jobs go up: packed again in the same layout when they are a part */
-        const size_t u_leaf = 4 * (size_t)nj, u_tree = (8 * (size_t)nj + 7) & ~(size_t)7,
-                     u_dig = u_tree + 8 * (size_t)nj, u_total = u_dig + (size_t)nj * len;
-        std::vector<uint8_t> part;
-        if (j0) {
-            part.resize(u_total);
-            memcpy(part.data(), J_layer + j0, 4 * (size_t)nj);
-            memcpy(part.data() + u_leaf, J_leaf + j0, 4 * (size_t)nj);
-            memcpy(part.data() + u_tree, J_tree + j0, 8 * (size_t)nj);
-            memcpy(part.data() + u_dig, J_dig + j0 * len, (size_t)nj * len);
-        }
-        err = run_jobs(d, j0 ? part.data() : packed.data(), j0 ? u_total : total, ots.size(),
-                       ots.data(), [&](uint8_t *dj, uint8_t *dout) {
+        err = run_jobs(d, packed.data(), total, ots.size(), ots.data(),
+                       [&](uint8_t *dj, uint8_t *dout) {
                            xs_jobs j;
-                           j.layer = (const uint32_t *)(dj + (j0 ? 0 : a_layer));
-                           j.leaf = (const uint32_t *)(dj + (j0 ? u_leaf : a_leaf));
-                           j.tree = (const uint64_t *)(dj + (j0 ? u_tree : a_tree));
-                           j.digits = dj + (j0 ? u_dig : a_dig);
+                           j.layer = (const uint32_t *)(dj + a_layer) + j0;
+                           j.leaf = (const uint32_t *)(dj + a_leaf) + j0;
+                           j.tree = (const uint64_t *)(dj + a_tree) + j0;
+                           j.digits = dj + a_dig + j0 * len;
                            const unsigned b = sfs_blocks((uint64_t)nj * len);
                            if (p->func == XMSS_FUNC_SHA256 && n == 32)
                                xmss_wots_sign_sha256<<<b, SFS_THREADS, 0, d->stream>>>(x, j, nj, dout);
@@ -735,9 +494,8 @@ static int xmss_batch(device_ctx *d, const hbs_leaf_engine *e, const uint8_t *st
                 const size_t job = j == 0 ? i : upper_at[j] + (size_t)(below - tfirst[j - 1]);
                 if (job >= j0)
                     memcpy(s, ots.data() + (job - j0) * len * n, len * n);
-                if (!fused || j > 0) /* (fused: the bottom path came with the copy-out) */
-                    xmss_auth(trees[layer_at[j] + (size_t)(tree - tfirst[j])], H, n,
-                              (uint32_t)below & mask, s + len * n);
+                xmss_auth(trees[layer_at[j] + (size_t)(tree - tfirst[j])], H, n,
+                          (uint32_t)below & mask, s + len * n);
                 s += (len + H) * n;
             }
         });
@@ -847,122 +605,13 @@ static int lms_build(const hbs_leaf_engine *e, const hss_view &v, ltree_t &t)
     return HBS_OK;
 }
 
-/* Secrets staged in pinned memory for one batch: wiped when the scope ends, once the stream
- * has used them (declared after the lock guard, so this runs under the lock). */
-struct staged_secret {
-    device_ctx *d;
-    uint8_t *p = NULL;
-    size_t len = 0;
-    explicit staged_secret(device_ctx *dc) : d(dc) {}
-    ~staged_secret()
-    {
-        if (p) {
-            cudaStreamSynchronize(d->stream);
-            hbs_memzero(p, len);
-        }
-    }
-};
-
-/* LMS/HSS: queues C, Q and the coefficients of every message on the GPU. Message i signs at
- * index first + i of the bottom level, in tree ((first + i) >> h) - tfirst of the nbt trees
- * bt[0 ..] (their I and SEED go up in the head of the upload, wiped on the device after
- * the kernel; the caller wipes *hsecret (secret_len bytes) once the stream is synchronised).
- * The C values (count * n) come back into *hc, with the coefficients (count * p, after
- * them) when want_digits; *ddig: the coefficients on the device. The caller holds d->lock. */
-static int lm_enqueue(device_ctx *d, const msg_batch &mb, const hss_view &v, const ltree_t *bt,
-                      size_t nbt, uint64_t first, uint64_t tfirst, bool want_digits,
-                      uint8_t **ddig, uint8_t **hc, uint8_t **hsecret, size_t *secret_len)
-{
-    const unsigned b = v.L - 1;
-    const hbs_lmots_type *o = v.ots[b];
-    const size_t n = o->n, pb = o->p, count = mb.count;
-    const size_t head_len = (nbt * 48 + 7) & ~(size_t)7;
-    const size_t back = count * n + (want_digits ? count * pb : 0);
-    uint8_t *hh = NULL, *dh, *dout, *hout;
-    const uint64_t *doff;
-    const uint8_t *darena;
-    int err;
-    *hsecret = NULL;
-    *secret_len = 0;
-    if ((err = dev_buf(d, SFS_M_OUT, count * (n + pb), (void **)&dout)) ||
-        (err = host_buf(d, SFS_M_OUT, back, (void **)&hout)))
-        return err;
-    std::vector<uint8_t> head(head_len, 0);
-    for (size_t k = 0; k < nbt; k++) {
-        memcpy(head.data() + 16 * k, bt[k].I, 16);
-        memcpy(head.data() + 16 * nbt + 32 * k, bt[k].seed, n);
-    }
-    err = stage_msgs(d, mb, head.data(), head_len, &hh, &dh, &doff, &darena);
-    hbs_memzero(head.data(), head_len);
-    *hsecret = hh;
-    *secret_len = hh ? head_len : 0;
-    if (err)
-        return err;
-    lm_args a;
-    a.first = first;
-    a.tfirst = tfirst;
-    a.n = (uint32_t)n;
-    a.p = (uint32_t)pb;
-    a.w = o->w;
-    a.ls = o->ls;
-    a.h = v.lms[b]->h;
-    a.count = (uint32_t)count;
-    uint8_t *dc = dout, *dd = dout + count * n;
-    const unsigned nb = (unsigned)((count + SFS_MSG_THREADS - 1) / SFS_MSG_THREADS);
-    if (o->hash == HBS_LMS_HASH_SHA256)
-        lm_messages<SF_SHA256><<<nb, SFS_MSG_THREADS, 0, d->stream>>>(a, dh, dh + 16 * nbt, doff, darena, dc, dd);
-    else
-        lm_messages<SF_SHAKE256><<<nb, SFS_MSG_THREADS, 0, d->stream>>>(a, dh, dh + 16 * nbt, doff, darena, dc, dd);
-    sfs_wipe<<<sfs_blocks(32 * nbt), SFS_THREADS, 0, d->stream>>>(dh + 16 * nbt, 32 * nbt);
-    HBS_CUDA(cudaGetLastError());
-    HBS_CUDA(cudaMemcpyAsync(hout, dout, back, cudaMemcpyDeviceToHost, d->stream));
-    *ddig = dd;
-    *hc = hout;
-    return HBS_OK;
-}
-
-/* LMS/HSS without the fused path: the messages hashed on the GPU, C into out[m] + 8, the
- * coefficients into dig (count * p). */
-static int lm_messages_gpu(device_ctx *d, const msg_batch &mb, const hss_view &v,
-                           const ltree_t *bt, size_t nbt, uint64_t first, uint64_t tfirst,
-                           uint8_t *const *out, uint8_t *dig)
-{
-    const hbs_lmots_type *o = v.ots[v.L - 1];
-    uint8_t *ddig, *hc;
-    int err;
-    std::lock_guard<std::mutex> g(d->lock);
-    staged_secret sec(d);
-    if ((err = lm_enqueue(d, mb, v, bt, nbt, first, tfirst, true, &ddig, &hc, &sec.p, &sec.len)))
-        return err;
-    HBS_CUDA(cudaStreamSynchronize(d->stream));
-    par_for(mb.count, [&](size_t m) { memcpy(out[m] + 8, hc + m * o->n, o->n); });
-    memcpy(dig, hc + mb.count * o->n, mb.count * o->p);
-    return HBS_OK;
-}
-
-/* The LMS type and authentication path of the signature at out (leaf q of tree t). */
-static void lms_path(const hss_view &v, const ltree_t &t, uint32_t q, uint8_t *out)
-{
-    const hbs_lms_type *lt = v.lms[t.level];
-    const size_t ots_len = hbs_lmots_sig_bytes(v.ots[t.level]);
-    sput32(out + 4 + ots_len, lt->code);
-    uint8_t *path = out + 8 + ots_len;
-    uint32_t r = (1u << lt->h) + q;
-    for (unsigned z = 0; z < lt->h; z++, r >>= 1)
-        memcpy(path + z * lt->m, t.T.data() + (size_t)((r ^ 1) - 1) * lt->m, lt->m);
-}
-
 /* The fused path (every level SHA-256): every tree built on the GPU, one after another
  * (each one's SEED a kernel parameter), leaves and inner nodes, the bottom level's trees
  * (trees[bottom0 ..]) signing the count messages on the way: message m at leaf q[m] of tree
- * tree[m], digits dig + m * p; its y into out[m] + 8 + n, its LMS type and path after it. The
- * nodes come back into the trees.
- * When mb.gpu the messages are hashed on the GPU first (message m signs index first + m; C
- * into out[m] + 8; the digits stay there), else their digits come from dig. */
+ * tree[m], digits dig + m * p; its y into out[m] + 8 + n. The nodes come back into the trees. */
 static int lms_fused(device_ctx *d, const hss_view &v, std::vector<ltree_t> &trees,
                      size_t bottom0, size_t count, const size_t *tree, const uint32_t *q,
-                     const uint8_t *dig, const msg_batch &mb, uint64_t first,
-                     uint8_t *const *out, sign_timer &tm)
+                     const uint8_t *dig, uint8_t *const *out, sign_timer &tm)
 {
     const unsigned b = v.L - 1;
     const size_t T = trees.size(), hb = v.lms[b]->h, pb = v.ots[b]->p, nb = v.ots[b]->n;
@@ -975,7 +624,7 @@ static int lms_fused(device_ctx *d, const hss_view &v, std::vector<ltree_t> &tre
         const size_t c = ((size_t)v.ots[i]->p << v.lms[i]->h) * v.ots[i]->n;
         vals = c > vals ? c : vals;
     }
-    const size_t a_dig = 4 * (nbottom << hb), up_len = a_dig + (mb.gpu ? 0 : count * pb),
+    const size_t a_dig = 4 * (nbottom << hb), up_len = a_dig + count * pb,
                  sig_bytes = count * pb * nb, node_bytes = t_at[T];
     uint8_t *hup, *dup, *dnodes, *dvals, *dsig, *hnodes, *hsig;
     int err;
@@ -988,23 +637,11 @@ static int lms_fused(device_ctx *d, const hss_view &v, std::vector<ltree_t> &tre
         (err = host_buf(d, SFS_F_NODES, node_bytes, (void **)&hnodes)) ||
         (err = host_buf(d, SFS_F_SIG, sig_bytes, (void **)&hsig)))
         return err;
-    uint8_t *ddig = NULL, *hc = NULL;
-    staged_secret sec(d);
-    if (mb.gpu) {
-        if ((err = lm_enqueue(d, mb, v, trees.data() + bottom0, nbottom, first,
-                              trees[bottom0].inst, false, &ddig, &hc, &sec.p, &sec.len)))
-            return err;
-        if (tm.on) { /* its own phase only when timed: else it overlaps the staging below */
-            HBS_CUDA(cudaStreamSynchronize(d->stream));
-            tm.mark("messages (gpu)");
-        }
-    }
     int32_t *cap = (int32_t *)hup;
     memset(cap, 0xff, 4 * (nbottom << hb));
     for (size_t m = 0; m < count; m++)
         cap[((tree[m] - bottom0) << hb) + q[m]] = (int32_t)m;
-    if (!mb.gpu)
-        memcpy(hup + a_dig, dig, count * pb);
+    memcpy(hup + a_dig, dig, count * pb);
     HBS_CUDA(cudaMemcpyAsync(dup, hup, up_len, cudaMemcpyHostToDevice, d->stream));
     for (size_t k = 0; k < T; k++) {
         const unsigned i = trees[k].level, h = v.lms[i]->h;
@@ -1020,7 +657,7 @@ static int lms_fused(device_ctx *d, const hss_view &v, std::vector<ltree_t> &tre
         a.h = h;
         if (k >= bottom0) {
             a.cap = (const int32_t *)dup + ((k - bottom0) << hb);
-            a.digits = mb.gpu ? ddig : dup + a_dig;
+            a.digits = dup + a_dig;
             a.sig = dsig;
         }
         const uint64_t chains = (uint64_t)o->p << h;
@@ -1038,26 +675,15 @@ static int lms_fused(device_ctx *d, const hss_view &v, std::vector<ltree_t> &tre
     }
     HBS_CUDA(cudaGetLastError());
     HBS_CUDA(cudaMemcpyAsync(hnodes, dnodes, node_bytes, cudaMemcpyDeviceToHost, d->stream));
-    /* the nodes (and C) are in with the first piece of the signatures */
-    bool nodes_in = false;
-    err = copy_out(d, hsig, dsig, count, pb * nb, tm, "gpu trees+signatures",
-                   [&](size_t lo, size_t hi) {
-                       if (!nodes_in) {
-                           nodes_in = true;
-                           par_for(T, [&](size_t k) {
-                               trees[k].T.assign(hnodes + t_at[k], hnodes + t_at[k + 1]);
-                               lms_set_pk(v, trees[k]);
-                           });
-                       }
-                       par_for(hi - lo, [&](size_t j) {
-                           const size_t m = lo + j;
-                           memcpy(out[m] + 8 + nb, hsig + m * pb * nb, pb * nb);
-                           if (hc)
-                               memcpy(out[m] + 8, hc + m * nb, nb);
-                           lms_path(v, trees[tree[m]], q[m], out[m]);
-                       });
-                   });
-    return err;
+    HBS_CUDA(cudaMemcpyAsync(hsig, dsig, sig_bytes, cudaMemcpyDeviceToHost, d->stream));
+    HBS_CUDA(cudaStreamSynchronize(d->stream));
+    tm.mark("gpu trees+signatures");
+    par_for(T, [&](size_t k) {
+        trees[k].T.assign(hnodes + t_at[k], hnodes + t_at[k + 1]);
+        lms_set_pk(v, trees[k]);
+    });
+    par_for(count, [&](size_t m) { memcpy(out[m] + 8 + nb, hsig + m * pb * nb, pb * nb); });
+    return HBS_OK;
 }
 
 /* One LMS signature being made: where it goes and what it signs. */
@@ -1187,34 +813,15 @@ static int hss_batch(device_ctx *d, const hbs_leaf_engine *e, const uint8_t *st,
         hbs_lmots_message_hash(o, Q, t.I, s.q, s.out + 8, msg, mlen);
         lms_coefs(o, a_all.data() + dig_at[k], Q);
     };
-    /* the bottom jobs' digits need no tree: they are hashed first, on the GPU (below, or in
-     * the fused path) or here over the pool */
-    const msg_batch mb = msg_batch_of(msgs, msglens, count);
-    const unsigned lb = v.L - 1;
-    const size_t bottom0 = level_at[lb], nbt = (size_t)(ilast[lb] - ifirst[lb] + 1);
-    par_for(count, [&](size_t m) {
-        if (mb.gpu) {
-            sput32(jobs[nupper + m].out, jobs[nupper + m].q);
-            sput32(jobs[nupper + m].out + 4, v.ots[lb]->code);
-        } else {
-            prepare(nupper + m);
-        }
-    });
-    tm.mark(mb.gpu ? "jobs" : "messages");
+    /* the bottom jobs' digits need no tree: they are hashed first, over the pool */
+    par_for(count, [&](size_t m) { prepare(nupper + m); });
+    tm.mark("messages");
     bool fused = fuse_enabled();
     for (unsigned i = 0; i < v.L; i++)
         fused = fused && v.ots[i]->hash == HBS_LMS_HASH_SHA256 && v.lms[i]->m == v.ots[i]->n &&
                 (v.ots[i]->n == 32 || v.ots[i]->n == 24);
     size_t kend = jobs.size(); /* the jobs the chains below still sign */
-    if (mb.gpu && !fused) {
-        std::vector<uint8_t *> jo(count);
-        for (size_t m = 0; m < count; m++)
-            jo[m] = jobs[nupper + m].out;
-        err = lm_messages_gpu(d, mb, v, trees.data() + bottom0, nbt, first, ifirst[lb],
-                              jo.data(), a_all.data() + dig_at[nupper]);
-        tm.mark("messages (gpu)");
-    }
-    if (!err && fused) {
+    if (fused) {
         std::vector<size_t> jt(count);
         std::vector<uint32_t> jq(count);
         std::vector<uint8_t *> jo(count);
@@ -1224,9 +831,9 @@ static int hss_batch(device_ctx *d, const hbs_leaf_engine *e, const uint8_t *st,
             jo[m] = jobs[nupper + m].out;
         }
         err = lms_fused(d, v, trees, level_at[v.L - 1], count, jt.data(), jq.data(),
-                        a_all.data() + dig_at[nupper], mb, first, jo.data(), tm);
+                        a_all.data() + dig_at[nupper], jo.data(), tm);
         kend = nupper;
-    } else if (!err) {
+    } else {
         for (size_t k = 0; k < trees.size() && !err; k++)
             err = lms_build(e, v, trees[k]);
     }
@@ -1275,9 +882,17 @@ static int hss_batch(device_ctx *d, const hbs_leaf_engine *e, const uint8_t *st,
     /* assembly: L-1 || (signature of level i's key by level i-1 || level i's key) ...,
      * and every LMS signature's type and path */
     if (!err) {
-        /* (fused: the bottom signatures' paths came with the copy-out) */
-        par_for(fused ? nupper : jobs.size(),
-                [&](size_t k) { lms_path(v, trees[jobs[k].tree], jobs[k].q, jobs[k].out); });
+        par_for(jobs.size(), [&](size_t k) {
+            const lsig &s = jobs[k];
+            const ltree_t &t = trees[s.tree];
+            const hbs_lms_type *lt = v.lms[t.level];
+            const size_t ots_len = hbs_lmots_sig_bytes(v.ots[t.level]);
+            sput32(s.out + 4 + ots_len, lt->code);
+            uint8_t *path = s.out + 8 + ots_len;
+            uint32_t r = (1u << lt->h) + s.q;
+            for (unsigned z = 0; z < lt->h; z++, r >>= 1)
+                memcpy(path + z * lt->m, t.T.data() + (size_t)((r ^ 1) - 1) * lt->m, lt->m);
+        });
         par_for(count, [&](size_t m) {
             const uint64_t G = first + m;
             uint8_t *s = sigs + m * sb;
