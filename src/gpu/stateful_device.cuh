@@ -208,7 +208,20 @@ __device__ __forceinline__ void x256_midstates(x256_mid *m, const xmss_args &x)
     sf_compress256(m->keygen, w);
 }
 
+/* The compression of the register hashes below: out of line (one copy per kernel, which
+ * compiles and caches well), or inline with INL (a step's independent PRFs can then
+ * interleave: XMSS verification ran 8 % faster so on the H200). */
+template <bool INL>
+__device__ __forceinline__ void x256_compress(uint32_t st[8], uint32_t w[16])
+{
+    if constexpr (INL)
+        sha256_compress(st, w);
+    else
+        sf_compress256(st, w);
+}
+
 /* PRF: block 2 is ADRS || padding (96 bytes in all). */
+template <bool INL = false>
 __device__ __forceinline__ void x256_prf(uint32_t out[8], const uint32_t mid[8],
                                          const uint32_t a[8])
 {
@@ -223,24 +236,25 @@ __device__ __forceinline__ void x256_prf(uint32_t out[8], const uint32_t mid[8],
     for (int k = 9; k < 15; k++)
         w[k] = 0;
     w[15] = 768;
-    sf_compress256(out, w);
+    x256_compress<INL>(out, w);
 }
 
 /* F on v in place: a holds the address (keyAndMask is set here). */
+template <bool INL = false>
 __device__ __forceinline__ void x256_f(uint32_t v[8], const uint32_t mid[8], uint32_t a[8])
 {
     uint32_t key[8], bm[8], w[16], st[8];
     a[7] = 0;
-    x256_prf(key, mid, a);
+    x256_prf<INL>(key, mid, a);
     a[7] = 1;
-    x256_prf(bm, mid, a);
+    x256_prf<INL>(bm, mid, a);
 #pragma unroll
     for (int k = 0; k < 8; k++) {
         w[k] = 0;
         w[8 + k] = key[k];
     }
     sha256_iv(st);
-    sf_compress256(st, w);
+    x256_compress<INL>(st, w);
 #pragma unroll
     for (int k = 0; k < 8; k++)
         w[k] = v[k] ^ bm[k];
@@ -249,19 +263,20 @@ __device__ __forceinline__ void x256_f(uint32_t v[8], const uint32_t mid[8], uin
     for (int k = 9; k < 15; k++)
         w[k] = 0;
     w[15] = 768;
-    sf_compress256(st, w);
+    x256_compress<INL>(st, w);
 #pragma unroll
     for (int k = 0; k < 8; k++)
         v[k] = st[k];
 }
 
 /* H of l || r into out. */
+template <bool INL = false>
 __device__ __forceinline__ void x256_h(uint32_t out[8], const uint32_t mid[8], uint32_t a[8],
                                        const uint32_t l[8], const uint32_t r[8])
 {
     uint32_t key[8], bm[8], w[16];
     a[7] = 0;
-    x256_prf(key, mid, a);
+    x256_prf<INL>(key, mid, a);
 #pragma unroll
     for (int k = 0; k < 7; k++)
         w[k] = 0;
@@ -270,24 +285,24 @@ __device__ __forceinline__ void x256_h(uint32_t out[8], const uint32_t mid[8], u
     for (int k = 0; k < 8; k++)
         w[8 + k] = key[k];
     sha256_iv(out);
-    sf_compress256(out, w);
+    x256_compress<INL>(out, w);
     a[7] = 1;
-    x256_prf(bm, mid, a);
+    x256_prf<INL>(bm, mid, a);
 #pragma unroll
     for (int k = 0; k < 8; k++)
         w[k] = l[k] ^ bm[k];
     a[7] = 2;
-    x256_prf(bm, mid, a);
+    x256_prf<INL>(bm, mid, a);
 #pragma unroll
     for (int k = 0; k < 8; k++)
         w[8 + k] = r[k] ^ bm[k];
-    sf_compress256(out, w);
+    x256_compress<INL>(out, w);
     w[0] = 0x80000000u;
 #pragma unroll
     for (int k = 1; k < 15; k++)
         w[k] = 0;
     w[15] = 1024;
-    sf_compress256(out, w);
+    x256_compress<INL>(out, w);
 }
 
 } // namespace hbs_gpu

@@ -290,93 +290,6 @@ __global__ void xv_digits(xv_set s, sfv_scratch w, uint32_t count)
     sfv_count(dg, s.len, 16, w.hist);
 }
 
-/* x256_f with the compressions inline: its two PRFs are independent, so their rounds can
- * interleave (more work in flight per thread than the out-of-line calls allow; on the H200
- * XMSS verification ran 8 % faster so). */
-__device__ __forceinline__ void xv_f_inline(uint32_t v[8], const uint32_t mid[8],
-                                            const uint32_t a[8])
-{
-    uint32_t key[8], bm[8], w1[16], w2[16], st[8];
-#pragma unroll
-    for (int k = 0; k < 8; k++) {
-        w1[k] = w2[k] = a[k];
-        key[k] = bm[k] = mid[k];
-    }
-    w1[7] = 0;
-    w2[7] = 1;
-    w1[8] = w2[8] = 0x80000000u;
-#pragma unroll
-    for (int k = 9; k < 15; k++)
-        w1[k] = w2[k] = 0;
-    w1[15] = w2[15] = 768;
-    sha256_compress(key, w1);
-    sha256_compress(bm, w2);
-#pragma unroll
-    for (int k = 0; k < 8; k++) {
-        w1[k] = 0;
-        w1[8 + k] = key[k];
-    }
-    sha256_iv(st);
-    sha256_compress(st, w1);
-#pragma unroll
-    for (int k = 0; k < 8; k++)
-        w1[k] = v[k] ^ bm[k];
-    w1[8] = 0x80000000u;
-#pragma unroll
-    for (int k = 9; k < 15; k++)
-        w1[k] = 0;
-    w1[15] = 768;
-    sha256_compress(st, w1);
-#pragma unroll
-    for (int k = 0; k < 8; k++)
-        v[k] = st[k];
-}
-
-/* x256_h (H of l || r) with the compressions inline: its three PRFs are independent. */
-__device__ __forceinline__ void xv_h_inline(uint32_t out[8], const uint32_t mid[8],
-                                            const uint32_t a[8], const uint32_t l[8],
-                                            const uint32_t r[8])
-{
-    uint32_t key[8], b0[8], b1[8], w0[16], w1[16], w2[16];
-#pragma unroll
-    for (int k = 0; k < 8; k++) {
-        w0[k] = w1[k] = w2[k] = a[k];
-        key[k] = b0[k] = b1[k] = mid[k];
-    }
-    w0[7] = 0;
-    w1[7] = 1;
-    w2[7] = 2;
-    w0[8] = w1[8] = w2[8] = 0x80000000u;
-#pragma unroll
-    for (int k = 9; k < 15; k++)
-        w0[k] = w1[k] = w2[k] = 0;
-    w0[15] = w1[15] = w2[15] = 768;
-    sha256_compress(key, w0);
-    sha256_compress(b0, w1);
-    sha256_compress(b1, w2);
-    /* toByte(1, 32) || KEY || (l ^ BM0) || (r ^ BM1): three blocks with the padding */
-#pragma unroll
-    for (int k = 0; k < 8; k++) {
-        w0[k] = 0;
-        w0[8 + k] = key[k];
-    }
-    w0[7] = 1;
-    sha256_iv(out);
-    sha256_compress(out, w0);
-#pragma unroll
-    for (int k = 0; k < 8; k++) {
-        w0[k] = l[k] ^ b0[k];
-        w0[8 + k] = r[k] ^ b1[k];
-    }
-    sha256_compress(out, w0);
-    w0[0] = 0x80000000u;
-#pragma unroll
-    for (int k = 1; k < 15; k++)
-        w0[k] = 0;
-    w0[15] = 1024;
-    sha256_compress(out, w0);
-}
-
 template <int F, bool REG>
 __global__ void xv_chains(xv_set s, sfv_jobs j, sfv_scratch w,
                           uint32_t layer, uint32_t ntasks)
@@ -400,7 +313,7 @@ __global__ void xv_chains(xv_set s, sfv_jobs j, sfv_scratch w,
 #pragma unroll 1
         for (uint32_t st = first; st < 15; st++) {
             a[6] = st;
-            xv_f_inline(v, mid, a);
+            x256_f<true>(v, mid, a);
         }
         for (int k = 0; k < 8; k++)
             put_be32(out + 4 * k, v[k]);
@@ -447,7 +360,7 @@ __global__ void xv_ltree(xv_set s, sfv_jobs j, sfv_scratch w,
             mid[k] = w.mid[(size_t)job * 8 + k];
         words_be(lw, in + (size_t)2 * i * 32, 8);
         words_be(rw, in + (size_t)(2 * i + 1) * 32, 8);
-        xv_h_inline(r, mid, a, lw, rw);
+        x256_h<true>(r, mid, a, lw, rw);
         for (int k = 0; k < 8; k++)
             put_be32(out + 4 * k, r[k]);
     } else {
@@ -496,7 +409,7 @@ __global__ void xv_path(xv_set s, sfv_jobs j, sfv_scratch w,
                 lw[b] = right ? sib[b] : cur[b];
                 rw[b] = right ? cur[b] : sib[b];
             }
-            xv_h_inline(res, mid, a, lw, rw);
+            x256_h<true>(res, mid, a, lw, rw);
             for (int b = 0; b < 8; b++)
                 cur[b] = res[b];
         }
