@@ -486,8 +486,9 @@ static int run(int argc, char **argv)
         if (a.nalgs)
             rc = hbs_cli_gpu_bench(a.algs, a.nalgs, a.ops, a.batch, a.iterations, a.json);
         if (rc == HBS_CLI_OK)
-            rc = hbs_cli_bench_stateful_gpu(a.salgs, a.nsalgs, a.iterations, a.min_time,
-                                            stdout);
+            rc = hbs_cli_bench_stateful_gpu(a.salgs, a.nsalgs, a.ops[OP_KEYGEN],
+                                            a.ops[OP_SIGN] || a.ops[OP_VERIFY], a.iterations,
+                                            a.min_time, stdout);
         return rc;
     }
     if (a.gpu)

@@ -512,8 +512,9 @@ out:
     return err;
 }
 
-int hbs_cli_bench_stateful_gpu(const char *const *algs, size_t nalgs, unsigned long iterations,
-                               double min_time, FILE *out)
+int hbs_cli_bench_stateful_gpu(const char *const *algs, size_t nalgs, int do_keygen,
+                               int do_batches, unsigned long iterations, double min_time,
+                               FILE *out)
 {
     char dir[] = "/tmp/hbs-bench-XXXXXX", path[64], lock[80], gpu[256] = "";
     sample_set s = {0};
@@ -534,17 +535,21 @@ int hbs_cli_bench_stateful_gpu(const char *const *algs, size_t nalgs, unsigned l
     }
     snprintf(path, sizeof path, "%s/key.state", dir);
     snprintf(lock, sizeof lock, "%s.lock", path);
-    fprintf(out, "\nstateful key generation on the GPU (%s): median ms of the whole call; "
+    if (do_keygen)
+        fprintf(out, "\nstateful key generation on the GPU (%s): median ms of the whole call; "
                  "'mem' in memory, 'file' through hbs_gpu_stateful_keygen (key file written "
                  "and fsynced); CPU in memory on %u thread(s), one run\n",
             gpu, hbs_get_threads());
-    fprintf(out, "%-64s %12s %12s %6s %12s %9s\n", "algorithm", "gpu mem", "gpu file", "runs",
-            "cpu mem", "cpu/gpu");
-    for (size_t i = 0; err == HBS_OK && i < nalgs; i++) {
+    if (do_keygen)
+        fprintf(out, "%-64s %12s %12s %6s %12s %9s\n", "algorithm", "gpu mem", "gpu file",
+                "runs", "cpu mem", "cpu/gpu");
+    for (size_t i = 0; err == HBS_OK && do_keygen && i < nalgs; i++) {
         double gmem, gfile, cpu = 0;
         uint8_t pk[HBS_STATEFUL_MAX_PK_BYTES];
         size_t pklen, runs;
-        err = keygen_engine_once(algs[i], &e); /* warm-up: device buffers, first launches */
+        /* warm-up (device buffers, first launches), not worth it for trees of seconds */
+        if (keygen_leaves(algs[i]) <= (double)(1u << 20))
+            err = keygen_engine_once(algs[i], &e);
         s.count = 0;
         s.start = hbs_cli_now();
         while (err == HBS_OK && keep_going(&s, min_time, iterations)) {
@@ -583,7 +588,7 @@ int hbs_cli_bench_stateful_gpu(const char *const *algs, size_t nalgs, unsigned l
                     "-");
         fflush(out);
     }
-    if (err == HBS_OK) {
+    if (err == HBS_OK && do_batches) {
         fprintf(out, "\nstateful batches on the GPU (%s): one call of "
                      "hbs_gpu_stateful_sign_many (one key, indices reserved with fsync) and of "
                      "hbs_gpu_stateful_verify_many per batch of 16,384 (the signed batch "
@@ -596,7 +601,7 @@ int hbs_cli_bench_stateful_gpu(const char *const *algs, size_t nalgs, unsigned l
                 "batch", "sign ms", "sign/s", "nosync/s", "vbatch", "verify ms", "verify/s",
                 "device/s", "runs");
     }
-    for (size_t i = 0; err == HBS_OK && i < nalgs; i++)
+    for (size_t i = 0; err == HBS_OK && do_batches && i < nalgs; i++)
         err = gpu_batch_row(algs[i], path, lock, iterations, min_time, &s, out);
     rmdir(dir);
     free(s.samples);
