@@ -2,8 +2,10 @@
  * trees into blocks, launches the kernel of latency.cuh and waits for its flag in mapped
  * host memory (sooner than a stream synchronisation, and no copy command). */
 #include <cuda_runtime.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <algorithm>
 #include <atomic>
@@ -30,8 +32,12 @@ struct lat_state {
     size_t host_cap = 0;
     uint32_t seq = 0;
     bool dirty = false; /* a launch failed: the counters may be mid-count */
+    lat_timing *timing = nullptr; /* device memory, only with HBS_GPU_LATENCY_TIMING */
+    int sms = 0, clock_khz = 0;   /* for the timing line */
 };
 
+/* The mapped host memory starts with LAT_FLAG bytes: the flag in word 0, block 0's entry
+ * (timing only) in word 1; the signature follows. */
 enum { LAT_COUNTERS = 256, LAT_FLAG = 64 };
 
 static std::mutex states_lock;
@@ -168,12 +174,124 @@ static inline void cpu_relax()
 #endif
 }
 
+/* ---- timing (HBS_GPU_LATENCY_TIMING=1): one line per signature on stderr ---- */
+
+static bool timing_wanted()
+{
+    static const bool on = [] {
+        const char *e = getenv("HBS_GPU_LATENCY_TIMING");
+        return e && *e && strcmp(e, "0") != 0;
+    }();
+    return on;
+}
+
+static uint64_t now_ns()
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The host's instants of one signature (CLOCK_MONOTONIC ns; 0: not seen). */
+struct lat_host_times {
+    uint64_t entry, msg, launch, launched, start_seen, flag_seen, copied;
+};
+
+/* The stamps' starting values: first at the largest value so atomicMin takes any stamp. */
+static int timing_reset(lat_state *st)
+{
+    lat_timing init;
+    memset(&init, 0, sizeof init);
+    memset(init.first, 0xff, sizeof init.first);
+    HBS_CUDA(cudaMemcpy(st->timing, &init, sizeof init, cudaMemcpyHostToDevice));
+    return 0;
+}
+
+static int timing_ready(lat_state *st, int ordinal)
+{
+    if (st->timing)
+        return 0;
+    HBS_CUDA(cudaDeviceGetAttribute(&st->sms, cudaDevAttrMultiProcessorCount, ordinal));
+    HBS_CUDA(cudaDeviceGetAttribute(&st->clock_khz, cudaDevAttrClockRate, ordinal));
+    HBS_CUDA(cudaMalloc(&st->timing, sizeof(lat_timing)));
+    return timing_reset(st);
+}
+
+static const char *const phase_names[LP_COUNT] = {
+    "entry",    "x-chains", "x-tlen", "x-tree",  "x-arrive",       "x-top",
+    "f-leaves", "f-tree",   "f-arrive", "f-top", "f-roots-arrive", "f-pk",
+    "units-arrive", "w-sig", "copy-out", "flag"};
+
+static const bool phase_is_point[LP_COUNT] = {true,  false, false, false, true,  false,
+                                              false, false, true,  false, true,  false,
+                                              true,  false, false, true};
+
+/* Microseconds from one host instant to another; -1 where one was not seen. */
+static double us_between(uint64_t from, uint64_t to)
+{
+    return from && to ? (double)(int64_t)(to - from) / 1e3 : -1.0;
+}
+
+/* Once the flag is seen: waits for the kernel's end, reads the stamps back, prints the line
+ * and resets the stamps for the next signature. None of this is in the times it prints. */
+static int timing_report(lat_state *st, const hbs_slhdsa_params *p, const lat_plan &pl,
+                         const lat_host_times &h)
+{
+    lat_timing tm;
+    HBS_CUDA(cudaStreamSynchronize(st->stream));
+    const uint64_t idle = now_ns();
+    HBS_CUDA(cudaMemcpy(&tm, st->timing, sizeof tm, cudaMemcpyDeviceToHost));
+    int err = timing_reset(st);
+    if (err)
+        return err;
+    const lat_kernel &k = kernel_for(p);
+    char line[3072];
+    size_t at = 0;
+    auto put = [&](const char *fmt, auto... v) {
+        if (at < sizeof line) {
+            const int r = snprintf(line + at, sizeof line - at, fmt, v...);
+            at += r > 0 ? (size_t)r : 0;
+        }
+    };
+    put("hbs: gpu latency %s: %d blocks x %d threads, smem %d B, blocks/SM %d compiled for, "
+        "%d by occupancy, %d SMs; host prep %.1f us (message %.1f), launch call %.1f us, "
+        "launch->kernel start seen %.1f us; GPU us from first block start:",
+        p->name, pl.blocks, pl.threads, pl.smem, k.per_sm, k.occupancy(pl.threads, pl.smem),
+        st->sms, us_between(h.entry, h.launch), us_between(h.msg, h.launch),
+        us_between(h.launch, h.launched), us_between(h.launch, h.start_seen));
+    const unsigned long long t0 = tm.first[LP_ENTRY];
+    for (int i = 0; i < LP_COUNT; i++) {
+        if (tm.first[i] == ~0ull)
+            continue; /* no block had this phase */
+        const double a = (double)(tm.first[i] - t0) / 1e3, b = (double)(tm.last[i] - t0) / 1e3;
+        if (phase_is_point[i])
+            put(" %s %.2f..%.2f,", phase_names[i], a, b);
+        else
+            put(" %s %.2f..%.2f (block max %.2f),", phase_names[i], a, b,
+                st->clock_khz ? (double)tm.cycles[i] * 1e3 / st->clock_khz : -1.0);
+    }
+    put(" kernel end %.2f us (SM clock %.0f MHz: the last block's cycles over its ns, device "
+        "peak %d);",
+        (double)(tm.last[LP_FLAG] - t0) / 1e3,
+        tm.life_ns ? (double)tm.life_cycles * 1e3 / (double)tm.life_ns : -1.0,
+        st->clock_khz / 1000);
+    put(" launch->flag seen %.1f us, ->signature copied %.1f us, "
+        "->stream idle %.1f us\n",
+        us_between(h.launch, h.flag_seen),
+        us_between(h.launch, h.copied), us_between(h.launch, idle));
+    fputs(line, stderr);
+    return 0;
+}
+
 /* Spins on the flag the last block writes after the signature; asks the stream now and then
- * so that a failed kernel is an error, not a hang. */
-static int wait_flag(lat_state *st, uint32_t seq)
+ * so that a failed kernel is an error, not a hang. With h (timing), also notes when block
+ * 0's entry and the flag are seen. */
+static int wait_flag(lat_state *st, uint32_t seq, lat_host_times *h)
 {
     const volatile uint32_t *flag = reinterpret_cast<const volatile uint32_t *>(st->host);
     for (unsigned spins = 1;; spins++) {
+        if (h && !h->start_seen && flag[1] == seq)
+            h->start_seen = now_ns();
         if (*flag == seq)
             break;
         if ((spins & 4095) == 0) {
@@ -189,6 +307,11 @@ static int wait_flag(lat_state *st, uint32_t seq)
             }
         }
         cpu_relax();
+    }
+    if (h) {
+        h->flag_seen = now_ns();
+        if (!h->start_seen && flag[1] == seq)
+            h->start_seen = h->flag_seen;
     }
     std::atomic_thread_fence(std::memory_order_acquire);
     return 0;
@@ -265,6 +388,11 @@ int latency_sign(device_ctx *d, const hbs_slhdsa_params *p, uint8_t *sig, const 
                  size_t msglen, const uint8_t *ctx, size_t ctxlen, hbs_prehash ph,
                  const uint8_t *sk, const uint8_t *addrnd)
 {
+    const bool timing = timing_wanted();
+    lat_host_times h;
+    memset(&h, 0, sizeof h);
+    if (timing)
+        h.entry = now_ns();
     lat_state *st = state_for(d->ordinal);
     lat_plan pl;
     int err;
@@ -272,9 +400,13 @@ int latency_sign(device_ctx *d, const hbs_slhdsa_params *p, uint8_t *sig, const 
     HBS_CUDA(cudaSetDevice(d->ordinal));
     if ((err = state_ready(st, pl)))
         return err;
+    if (timing && (err = timing_ready(st, d->ordinal)))
+        return err;
     lat_job j;
     uint8_t r[SLHDSA_MAX_N];
     memset(&j, 0, sizeof j);
+    if (timing)
+        h.msg = now_ns();
     hash_message(p, &j, r, msg, msglen, ctx, ctxlen, ph, sk, addrnd);
     if (++st->seq == 0) /* never 0, the flag's first value */
         st->seq = 1;
@@ -290,16 +422,27 @@ int latency_sign(device_ctx *d, const hbs_slhdsa_params *p, uint8_t *sig, const 
     j.groots = reinterpret_cast<uint32_t *>(st->dev + pl.o_groots);
     j.host_flag = reinterpret_cast<uint32_t *>(st->host_dev);
     j.host_sig = st->host_dev + LAT_FLAG;
+    if (timing) {
+        j.timing = st->timing;
+        j.host_start = reinterpret_cast<uint32_t *>(st->host_dev) + 1;
+        h.launch = now_ns();
+    }
     err = kernel_for(p).launch(j, st->stream);
     hbs_memzero(&j, sizeof j);
     if (err) {
         st->dirty = true;
         return err;
     }
-    if ((err = wait_flag(st, seq)))
+    if (timing)
+        h.launched = now_ns();
+    if ((err = wait_flag(st, seq, timing ? &h : nullptr)))
         return err;
     memcpy(sig, st->host + LAT_FLAG, p->sig_bytes);
     memcpy(sig, r, p->n);
+    if (timing) {
+        h.copied = now_ns();
+        return timing_report(st, p, pl, h);
+    }
     return 0;
 }
 

@@ -25,6 +25,41 @@ namespace hbs_gpu {
 
 enum { LAT_MAX_K = 35 };
 
+/* Timing (HBS_GPU_LATENCY_TIMING=1, latency.cu): what the kernel stamps. A phase runs from
+ * a block's previous stamp to the next one; a point (arrival at a counter, the flag) is one
+ * instant. Thread 0 stamps, mostly right after a __syncthreads, so a phase covers the whole
+ * block's work. */
+enum lat_phase {
+    LP_ENTRY,          /* point: a block starts */
+    LP_X_CHAINS,       /* hypertree block: PRF and 15 F per chain, the signed leaf's saves */
+    LP_X_TLEN,         /* T_len: the WOTS+ public keys of the block's leaves */
+    LP_X_TREE,         /* the levels of the block's subtree */
+    LP_X_ARRIVE,       /* point: a block at its layer's counter (layers cut into blocks) */
+    LP_X_TOP,          /* the layer's top levels, in its last block */
+    LP_F_LEAVES,       /* FORS block: PRF and F per leaf */
+    LP_F_TREE,         /* the levels of the block's subtree */
+    LP_F_ARRIVE,       /* point: a block at its tree's counter (trees cut into blocks) */
+    LP_F_TOP,          /* the tree's top levels, in its last block */
+    LP_F_ROOTS_ARRIVE, /* point: a FORS root done, at the counter of the k trees */
+    LP_F_PK,           /* T_k over the k roots, one thread of the last tree's block */
+    LP_UNITS_ARRIVE,   /* point: a layer root or the FORS public key done, at the last counter */
+    LP_W_SIG,          /* the last block: every layer's WOTS+ signature copied from the saves */
+    LP_COPY_OUT,       /* the signature into mapped host memory, __threadfence_system */
+    LP_FLAG,           /* point: the flag written */
+    LP_COUNT
+};
+
+/* Per phase over all blocks, in device memory: the earliest start and latest end
+ * (%globaltimer, ns, one clock for all SMs) and the longest a single block took (clock64
+ * cycles of its SM: finer than the global timer, whose steps may be a microsecond). The last
+ * block also gives its life from entry to flag in both clocks: their ratio is the SM clock
+ * the kernel really ran at. The host sets first to ~0 and the rest to 0 before each
+ * signature. */
+struct lat_timing {
+    unsigned long long first[LP_COUNT], last[LP_COUNT], cycles[LP_COUNT];
+    unsigned long long life_ns, life_cycles;
+};
+
 /* The largest block each kernel takes and the blocks per SM it is compiled for (its
  * register budget): in the 's' sets every SM should hold a thousand chains or so at once.
  * The SHA-2 chains need few registers (SHA-512, for H and T at n > 16, spills a little);
@@ -56,12 +91,18 @@ struct lat_job {
     int blocks, threads, smem;
     uint8_t *sig, *wsave, *roots, *host_sig;
     uint32_t *groots, *counters, *host_flag;
+    lat_timing *timing;   /* null unless timing: then the stamps go here */
+    uint32_t *host_start; /* with timing: block 0 writes seq here on entry (mapped) */
 };
 
-/* One (family, n): its launcher (one signature's kernel on stream st) and its largest block. */
+/* One (family, n): its launcher (one signature's kernel on stream st), its largest block,
+ * the blocks per SM its register budget is compiled for, and the blocks per SM the occupancy
+ * calculator allows for a launch shape (-1 if it fails; for the timing line). */
 struct lat_kernel {
     int (*launch)(const lat_job &, cudaStream_t);
     int max_threads;
+    int per_sm;
+    int (*occupancy)(int threads, int smem);
 };
 lat_kernel latency_sha2_16();
 lat_kernel latency_sha2_24();
@@ -91,7 +132,40 @@ template <int FAM, int N> struct lat_args {
     uint32_t *counters; /* arrivals: per layer, per FORS tree, FORS trees, units */
     uint8_t *host_sig;  /* mapped pinned memory, as the device addresses it */
     uint32_t *host_flag;
+    lat_timing *timing;   /* null: no stamps (the only cost is the test of this pointer) */
+    uint32_t *host_start; /* mapped: block 0's entry, for the host's side of the timing */
 };
+
+__device__ __forceinline__ unsigned long long lat_globaltimer()
+{
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
+/* Thread 0 ends phase p of its block now (point: p is this instant). The block's previous
+ * stamp waits in shared memory, not in registers the whole kernel would carry. */
+__device__ __forceinline__ void lat_stamp(lat_timing *tm, int p, bool point)
+{
+    __shared__ unsigned long long prev_g, prev_c, entry_g, entry_c;
+    if (!tm || threadIdx.x != 0)
+        return;
+    const unsigned long long g = lat_globaltimer(), c = (unsigned long long)clock64();
+    atomicMin(&tm->first[p], point ? g : prev_g);
+    atomicMax(&tm->last[p], g);
+    if (!point)
+        atomicMax(&tm->cycles[p], c - prev_c);
+    if (p == LP_ENTRY) {
+        entry_g = g;
+        entry_c = c;
+    }
+    if (p == LP_FLAG) {
+        tm->life_ns = g - entry_g;
+        tm->life_cycles = c - entry_c;
+    }
+    prev_g = g;
+    prev_c = c;
+}
 
 __device__ __forceinline__ uint64_t lat_shr(uint64_t v, int s) { return s >= 64 ? 0 : v >> s; }
 
@@ -201,6 +275,7 @@ __device__ bool lat_xmss(const lat_args<FAM, N> &a, int j, int g, uint32_t *sh)
         store_val<FAM, N>(ends + (size_t)t * N, v);
     }
     __syncthreads();
+    lat_stamp(a.timing, LP_X_CHAINS, false);
     for (int l = t; l < lpb; l += blockDim.x) {
         adrs ad = {(uint32_t)j, tree, A_WOTS_PK, ((uint32_t)g << lg) + (uint32_t)l, 0, 0};
         uint32_t v[W];
@@ -208,13 +283,16 @@ __device__ bool lat_xmss(const lat_args<FAM, N> &a, int j, int g, uint32_t *sh)
         node_put<N>(heap + (lpb + l) * W, v);
     }
     __syncthreads();
+    lat_stamp(a.timing, LP_X_TLEN, false);
     const adrs ad = {(uint32_t)j, tree, A_TREE, 0, 0, 0};
     lat_reduce<FAM, N>(a.k, ad, heap, lg, 0, (uint32_t)g << lg, target, auth);
+    lat_stamp(a.timing, LP_X_TREE, false);
     if (s.xg_lg > 0) {
         const int G = 1 << s.xg_lg;
         uint32_t *gr = a.groots + ((size_t)j << s.xg_lg) * W;
         if (t < W)
             gr[g * W + t] = heap[W + t];
+        lat_stamp(a.timing, LP_X_ARRIVE, true);
         if (!lat_arrive(&a.counters[j], (uint32_t)G))
             return false;
         heap = sh; /* the chain ends are dead now */
@@ -222,6 +300,7 @@ __device__ bool lat_xmss(const lat_args<FAM, N> &a, int j, int g, uint32_t *sh)
             heap[G * W + i] = __ldcg(gr + i);
         __syncthreads();
         lat_reduce<FAM, N>(a.k, ad, heap, s.xg_lg, lg, 0, target, auth);
+        lat_stamp(a.timing, LP_X_TOP, false);
     }
     if (t == 0)
         store_val<FAM, N>(a.roots + (size_t)j * N, heap + W);
@@ -252,22 +331,27 @@ __device__ bool lat_fors(const lat_args<FAM, N> &a, int i, int g, uint32_t *sh)
         node_put<N>(heap + (fpb + l) * W, v);
     }
     __syncthreads();
+    lat_stamp(a.timing, LP_F_LEAVES, false);
     const adrs ad = {0, a.tree, A_FORS_TREE, a.leaf, 0, 0};
     lat_reduce<FAM, N>(a.k, ad, heap, lg, 0, base, target, tsig + N);
+    lat_stamp(a.timing, LP_F_TREE, false);
     if (s.fg_lg > 0) {
         const int G = 1 << s.fg_lg;
         uint32_t *gr = a.groots + (((size_t)s.d << s.xg_lg) + ((size_t)i << s.fg_lg)) * W;
         if (t < W)
             gr[g * W + t] = heap[W + t];
+        lat_stamp(a.timing, LP_F_ARRIVE, true);
         if (!lat_arrive(&a.counters[s.d + i], (uint32_t)G))
             return false;
         for (int x = t; x < G * W; x += blockDim.x)
             heap[G * W + x] = __ldcg(gr + x);
         __syncthreads();
         lat_reduce<FAM, N>(a.k, ad, heap, s.fg_lg, lg, (uint32_t)i << s.fg_lg, target, tsig + N);
+        lat_stamp(a.timing, LP_F_TOP, false);
     }
     if (t == 0)
         store_val<FAM, N>(a.roots + (size_t)(s.d + i) * N, heap + W);
+    lat_stamp(a.timing, LP_F_ROOTS_ARRIVE, true);
     if (!lat_arrive(&a.counters[s.d + s.k], (uint32_t)s.k))
         return false;
     const uint32_t *r = reinterpret_cast<const uint32_t *>(a.roots + (size_t)s.d * N);
@@ -280,6 +364,7 @@ __device__ bool lat_fors(const lat_args<FAM, N> &a, int i, int g, uint32_t *sh)
         thash_mem<FAM, N>(v, a.k, pk, reinterpret_cast<const uint8_t *>(sh), s.k);
         store_val<FAM, N>(a.roots + (size_t)(s.d + s.k) * N, v);
     }
+    lat_stamp(a.timing, LP_F_PK, false); /* thread 0 did T_k: its stamp is the end */
     return true;
 }
 
@@ -311,14 +396,17 @@ template <int FAM, int N> __device__ void lat_finish(const lat_args<FAM, N> &a, 
     }
     __threadfence();
     __syncthreads();
+    lat_stamp(a.timing, LP_W_SIG, false);
     const uint4 *from = reinterpret_cast<const uint4 *>(a.sig);
     uint4 *to = reinterpret_cast<uint4 *>(a.host_sig);
     for (int x = t; x < s.sig_bytes / 16; x += blockDim.x)
         to[x] = __ldcg(from + x);
     __threadfence_system();
     __syncthreads();
+    lat_stamp(a.timing, LP_COPY_OUT, false);
     if (t == 0)
         *reinterpret_cast<volatile uint32_t *>(a.host_flag) = a.seq;
+    lat_stamp(a.timing, LP_FLAG, true);
 }
 
 template <int FAM, int N>
@@ -327,12 +415,20 @@ __global__ void __launch_bounds__(lat_bounds<FAM, N>::threads, lat_bounds<FAM, N
 {
     extern __shared__ __align__(16) uint32_t lat_sh[];
     const int nx = a.s.d << a.s.xg_lg, b = (int)blockIdx.x;
+    if (a.timing) {
+        lat_stamp(a.timing, LP_ENTRY, true);
+        if (b == 0 && threadIdx.x == 0)
+            *reinterpret_cast<volatile uint32_t *>(a.host_start) = a.seq;
+    }
     const bool done =
         b < nx ? lat_xmss<FAM, N>(a, b >> a.s.xg_lg, b & ((1 << a.s.xg_lg) - 1), lat_sh)
                : lat_fors<FAM, N>(a, (b - nx) >> a.s.fg_lg, (b - nx) & ((1 << a.s.fg_lg) - 1),
                                   lat_sh);
+    if (!done)
+        return;
     /* units: the d layers and the FORS public key */
-    if (done && lat_arrive(&a.counters[a.s.d + a.s.k + 1], (uint32_t)a.s.d + 1))
+    lat_stamp(a.timing, LP_UNITS_ARRIVE, true);
+    if (lat_arrive(&a.counters[a.s.d + a.s.k + 1], (uint32_t)a.s.d + 1))
         lat_finish<FAM, N>(a, lat_sh);
 }
 
@@ -356,15 +452,30 @@ template <int FAM, int N> static int lat_launch(const lat_job &j, cudaStream_t s
     a.counters = j.counters;
     a.host_sig = j.host_sig;
     a.host_flag = j.host_flag;
+    a.timing = j.timing;
+    a.host_start = j.host_start;
     k_lat_sign<FAM, N><<<(unsigned)j.blocks, (unsigned)j.threads, (size_t)j.smem, st>>>(a);
     const cudaError_t e = cudaGetLastError();
     hbs_memzero(&a, sizeof a);
     return e == cudaSuccess ? 0 : gpu_fail(__FILE__, __LINE__, "k_lat_sign", e);
 }
 
+template <int FAM, int N> static int lat_occupancy(int threads, int smem)
+{
+    int nb = 0;
+    const cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &nb, k_lat_sign<FAM, N>, threads, (size_t)smem);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError(); /* a failed query must not fail the next launch's check */
+        return -1;
+    }
+    return nb;
+}
+
 template <int FAM, int N> static lat_kernel lat_make()
 {
-    return lat_kernel{lat_launch<FAM, N>, lat_bounds<FAM, N>::threads};
+    return lat_kernel{lat_launch<FAM, N>, lat_bounds<FAM, N>::threads,
+                      lat_bounds<FAM, N>::per_sm, lat_occupancy<FAM, N>};
 }
 
 } // namespace hbs_gpu
