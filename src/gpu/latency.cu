@@ -220,7 +220,7 @@ static int timing_ready(lat_state *st, int ordinal)
 static const char *const phase_names[LP_COUNT] = {
     "entry",    "x-chains", "x-tlen", "x-tree",  "x-arrive",       "x-top",
     "f-leaves", "f-tree",   "f-arrive", "f-top", "f-roots-arrive", "f-pk",
-    "units-arrive", "w-sig", "copy-out", "flag"};
+    "units-arrive", "msgs", "copy-out", "flag"};
 
 static const bool phase_is_point[LP_COUNT] = {true,  false, false, false, true,  false,
                                               false, false, true,  false, true,  false,

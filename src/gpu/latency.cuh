@@ -7,8 +7,8 @@
  * built at once: a block takes a run of leaves of one tree (a thread per WOTS+ chain or per
  * FORS leaf) and reduces them to a subtree root in shared memory; the block arriving last
  * at a tree joins the subtree roots. The block arriving last of all knows every layer's
- * message, copies each layer's WOTS+ signature from the chain values saved on the way, and
- * writes the whole signature straight into mapped host memory, then a flag the host polls.
+ * message and writes the whole signature straight into mapped host memory, each layer's
+ * WOTS+ signature picked from the chain values saved on the way, then a flag the host polls.
  * The critical path is one leaf (PRF, 15 F, T_len) and one tree's height of H, plus the
  * launch and the copy out. */
 #ifndef HBS_GPU_LATENCY_CUH
@@ -16,6 +16,8 @@
 
 #include <cuda_runtime.h>
 #include <string.h>
+
+#include <type_traits>
 
 #include "gpu/gpu_internal.h"
 #include "gpu/thash.cuh"
@@ -43,8 +45,9 @@ enum lat_phase {
     LP_F_ROOTS_ARRIVE, /* point: a FORS root done, at the counter of the k trees */
     LP_F_PK,           /* T_k over the k roots, one thread of the last tree's block */
     LP_UNITS_ARRIVE,   /* point: a layer root or the FORS public key done, at the last counter */
-    LP_W_SIG,          /* the last block: every layer's WOTS+ signature copied from the saves */
-    LP_COPY_OUT,       /* the signature into mapped host memory, __threadfence_system */
+    LP_MSGS,           /* the last block: the layers' messages (roots) read */
+    LP_COPY_OUT,       /* the signature into mapped host memory (WOTS+ parts picked from the
+                        * saves on the way), __threadfence_system */
     LP_FLAG,           /* point: the flag written */
     LP_COUNT
 };
@@ -368,39 +371,61 @@ __device__ bool lat_fors(const lat_args<FAM, N> &a, int i, int g, uint32_t *sh)
     return true;
 }
 
-/* The last block: every layer's WOTS+ signature (a copy of a saved chain value chosen by the
- * layer's message), then the signature to the host and the flag after it. */
+/* The last block: the signature to the host and the flag after it, in one pass. Each chunk
+ * is read from where it lies: a layer's WOTS+ signature from the chain values saved on the
+ * way (the one its digit picks), the rest (FORS, authentication paths) from a.sig. Nothing
+ * is first copied into a.sig, so there is no second pass behind a fence; a thread has a
+ * few loads in flight before it stores. Chunks of 16 bytes where every part of the
+ * signature is 16-aligned (n = 16, 32), else of 8 (n = 24): a chunk never straddles two
+ * values. */
 template <int FAM, int N> __device__ void lat_finish(const lat_args<FAM, N> &a, uint32_t *sh)
 {
     constexpr int LEN = 2 * N + 3, W = N / 4;
+    constexpr int CB = N % 16 == 0 ? 16 : 8; /* bytes per chunk */
+    using chunk = typename std::conditional<CB == 16, uint4, uint2>::type;
+    constexpr int BATCH = 4; /* loads in flight per thread */
     const lat_shape &s = a.s;
-    const int t = threadIdx.x;
+    const int t = threadIdx.x, nt = (int)blockDim.x;
     /* layer 0 signs the FORS public key, layer j the root of layer j - 1 */
-    for (int x = t; x < s.d * W; x += blockDim.x) {
+    for (int x = t; x < s.d * W; x += nt) {
         const int j = x / W;
         const uint8_t *m = a.roots + (size_t)(j == 0 ? s.d + s.k : j - 1) * N;
         sh[x] = __ldcg(reinterpret_cast<const uint32_t *>(m) + (x - j * W));
     }
     __syncthreads();
+    lat_stamp(a.timing, LP_MSGS, false);
     const uint8_t *msgs = reinterpret_cast<const uint8_t *>(sh);
-    for (int x = t; x < s.d * LEN; x += blockDim.x) {
-        const int j = x / LEN, c = x - j * LEN;
-        const uint32_t digit = lat_digit<N>(msgs + (size_t)j * N, c);
-        const uint32_t *src = reinterpret_cast<const uint32_t *>(
-            a.wsave + (((size_t)j * LEN + c) * 16 + digit) * N);
-        uint32_t *dst = reinterpret_cast<uint32_t *>(a.sig + N + s.fors_bytes +
-                                                     (size_t)j * (LEN + s.hp) * N + (size_t)c * N);
+    const int chunks = s.sig_bytes / CB;
+    const int xmss0 = N + s.fors_bytes;  /* byte offset of layer 0 */
+    const int layer = (LEN + s.hp) * N; /* bytes per layer: WOTS+ signature, then path */
+    chunk *to = reinterpret_cast<chunk *>(a.host_sig);
+    for (int x0 = t; x0 < chunks; x0 += BATCH * nt) {
+        chunk v[BATCH];
 #pragma unroll
-        for (int w = 0; w < W; w++)
-            dst[w] = __ldcg(src + w);
+        for (int u = 0; u < BATCH; u++) {
+            const int x = x0 + u * nt;
+            if (x >= chunks)
+                break;
+            const int o = x * CB;
+            const uint8_t *src = a.sig + o;
+            if (o >= xmss0) {
+                const int j = (o - xmss0) / layer, r = o - xmss0 - j * layer;
+                if (r < LEN * N) {
+                    const int c = r / N;
+                    const uint32_t digit = lat_digit<N>(msgs + (size_t)j * N, c);
+                    src = a.wsave + (((size_t)j * LEN + c) * 16 + digit) * N + (r - c * N);
+                }
+            }
+            v[u] = __ldcg(reinterpret_cast<const chunk *>(src));
+        }
+#pragma unroll
+        for (int u = 0; u < BATCH; u++) {
+            const int x = x0 + u * nt;
+            if (x >= chunks)
+                break;
+            to[x] = v[u];
+        }
     }
-    __threadfence();
-    __syncthreads();
-    lat_stamp(a.timing, LP_W_SIG, false);
-    const uint4 *from = reinterpret_cast<const uint4 *>(a.sig);
-    uint4 *to = reinterpret_cast<uint4 *>(a.host_sig);
-    for (int x = t; x < s.sig_bytes / 16; x += blockDim.x)
-        to[x] = __ldcg(from + x);
     __threadfence_system();
     __syncthreads();
     lat_stamp(a.timing, LP_COPY_OUT, false);
