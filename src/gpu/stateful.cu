@@ -15,7 +15,10 @@
  * kernel parameters only: no device buffer ever holds one (chain ends and leaves are
  * public). */
 #include <cuda_runtime.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <mutex>
 #include <vector>
@@ -126,6 +129,27 @@ template <int F> __global__ void lms_leaf_kernel(lms_args a, const uint8_t *y, u
     sf_hash<F>(out + (uint64_t)t * n, n, head, 22 + n);
 }
 
+/* The same for SHA-256, word-wise (lms_hash_words), in blocks of SF_LEAF_THREADS: a
+ * leaf is 18 (W8) to 68 (W1) serial compressions, and 1,024 leaves in blocks of 256 would
+ * crowd 4 SMs. */
+#define SF_LEAF_THREADS 32
+template <int NW> __global__ void lms_leaf_sha256(lms_args a, const uint8_t *y, uint8_t *out)
+{
+    const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= a.count)
+        return;
+    const uint32_t q = a.first + t;
+    uint32_t I[4], K[NW], leaf[NW];
+#pragma unroll
+    for (int k = 0; k < 4; k++)
+        I[k] = be32(a.I + 4 * k);
+    lms_hash_words<NW>(K, I, q, 0x8080, y + (uint64_t)t * a.p * (4 * NW), a.p * NW);
+    lms_hash_regs<NW>(leaf, I, (1u << a.h) + q, 0x8282, K);
+#pragma unroll
+    for (int k = 0; k < NW; k++)
+        put_be32(out + (uint64_t)t * (4 * NW) + 4 * k, leaf[k]);
+}
+
 /* ---- XMSS (RFC 8391) ---- */
 
 template <int F> __global__ void xmss_chains_generic(xmss_args x, uint8_t *vals)
@@ -216,18 +240,14 @@ __global__ void xmss_chains_sha256(xmss_args x, uint8_t *vals)
         v[k] = mid.keygen[k];
         pm[k] = mid.prf[k];
     }
-    sf_compress256(v, w);
+    x256_compress<true>(v, w);
     w[0] = 0x80000000u;
 #pragma unroll
     for (int k = 1; k < 15; k++)
         w[k] = 0;
     w[15] = 1024;
-    sf_compress256(v, w);
-#pragma unroll 1
-    for (uint32_t s = 0; s < 15; s++) {
-        a[6] = s;
-        x256_f(v, pm, a);
-    }
+    x256_compress<true>(v, w);
+    x256_chain(v, pm, a, 0, 15, [](uint32_t, const uint32_t *) {});
 #pragma unroll
     for (int k = 0; k < 8; k++)
         put_be32(vals + t * 32 + 4 * k, v[k]);
@@ -327,6 +347,27 @@ __global__ void xmss_ltree_sha256_serial(xmss_args x, uint8_t *vals, uint8_t *ou
 
 /* ---- the engine ---- */
 
+/* HBS_GPU_KEYGEN_TIMING=1: one line on stderr per engine call, its wall time. */
+static double keygen_clock_ms()
+{
+    static const int on = [] {
+        const char *v = getenv("HBS_GPU_KEYGEN_TIMING");
+        return v && *v && strcmp(v, "0") != 0;
+    }();
+    if (!on)
+        return -1;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static void keygen_report(const char *what, size_t trees, size_t leaves, double t0)
+{
+    if (t0 >= 0)
+        fprintf(stderr, "hbs: gpu %s leaves (%zu tree(s) x %zu): %.3f ms\n", what, trees,
+                leaves, keygen_clock_ms() - t0);
+}
+
 static unsigned blocks_for(uint64_t threads)
 {
     return (unsigned)((threads + SF_THREADS - 1) / SF_THREADS);
@@ -349,6 +390,7 @@ static int lms_leaves_gpu(void *user, const hbs_lms_leaf_job *j, uint32_t first,
     uint8_t *dy, *dl;
     lms_args a;
     int err;
+    const double t0 = keygen_clock_ms();
     if (count == 0)
         return HBS_OK;
     if ((n != 32 && n != 24) || count > 0xffffffffu)
@@ -367,17 +409,22 @@ static int lms_leaves_gpu(void *user, const hbs_lms_leaf_job *j, uint32_t first,
     a.w = j->w;
     a.h = j->h;
     if (j->hash == 0) {
-        if (n == 32)
+        const unsigned lb = (unsigned)((count + SF_LEAF_THREADS - 1) / SF_LEAF_THREADS);
+        if (n == 32) {
             lms_chains_sha256<8><<<blocks_for(chains), SF_THREADS, 0, d->stream>>>(a, dy);
-        else
+            lms_leaf_sha256<8><<<lb, SF_LEAF_THREADS, 0, d->stream>>>(a, dy, dl);
+        } else {
             lms_chains_sha256<6><<<blocks_for(chains), SF_THREADS, 0, d->stream>>>(a, dy);
-        lms_leaf_kernel<SF_SHA256><<<blocks_for(count), SF_THREADS, 0, d->stream>>>(a, dy, dl);
+            lms_leaf_sha256<6><<<lb, SF_LEAF_THREADS, 0, d->stream>>>(a, dy, dl);
+        }
     } else {
         lms_chains_shake<<<blocks_for(chains), SF_THREADS, 0, d->stream>>>(a, dy);
-        lms_leaf_kernel<SF_SHAKE256><<<blocks_for(count), SF_THREADS, 0, d->stream>>>(a, dy, dl);
+        lms_leaf_kernel<SF_SHAKE256><<<(unsigned)((count + SF_LEAF_THREADS - 1) / SF_LEAF_THREADS),
+                                       SF_LEAF_THREADS, 0, d->stream>>>(a, dy, dl);
     }
     err = finish(d, out, dl, count * n);
     memset(&a, 0, sizeof a);
+    keygen_report("lms", 1, count, t0);
     return err;
 }
 
@@ -399,6 +446,7 @@ static int xmss_leaves_gpu(void *user, const hbs_xmss_leaf_job *jobs, size_t njo
     uint8_t *dv, *dl;
     xmss_args x;
     int err;
+    const double t0 = keygen_clock_ms();
     if (count == 0 || njobs == 0)
         return HBS_OK;
     if (n > 64 || njobs > SF_MAX_TREES || leaves > 0x7fffffffu)
@@ -438,6 +486,7 @@ static int xmss_leaves_gpu(void *user, const hbs_xmss_leaf_job *jobs, size_t njo
     }
     err = finish(d, out, dl, leaves * n);
     memset(&x, 0, sizeof x);
+    keygen_report("xmss", njobs, count, t0);
     return err;
 }
 

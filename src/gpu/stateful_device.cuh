@@ -90,6 +90,73 @@ __device__ __forceinline__ void lms_step_sha256(const uint32_t pre[8], const uin
     }
 }
 
+/* SHA-256 of an LMS message I || u32 || u16 || Y, Y being nyw big-endian words at y (in
+ * device memory, 4-byte aligned): the leaf's public key hash K (Y = the chain ends) and an
+ * inner node (Y = both children). Word-wise rather than through a byte stream: the 22-byte
+ * header puts every Y word across two message words, which two shifts rebuild; the first
+ * NW words of the digest go to out. */
+template <int NW>
+__device__ __forceinline__ void lms_hash_words(uint32_t out[NW], const uint32_t I[4],
+                                               uint32_t u, uint32_t d, const uint8_t *y,
+                                               uint32_t nyw)
+{
+    const uint32_t *yw = reinterpret_cast<const uint32_t *>(y);
+    const uint32_t len = 22 + 4 * nyw, nblocks = (len + 9 + 63) / 64;
+    uint32_t st[8], w[16], prev = 0;
+    sha256_iv(st);
+#pragma unroll 1
+    for (uint32_t b = 0; b < nblocks; b++) {
+#pragma unroll
+        for (int j = 0; j < 16; j++) {
+            const uint32_t g = 16 * b + j; /* message word g: bytes 4g .. 4g + 3 */
+            uint32_t v = 0;
+            if (g < 4)
+                v = I[j & 3];
+            else if (g == 4)
+                v = u;
+            else if (g <= 5 + nyw) {
+                /* Y word g - 5's low half after the header's or Y word g - 6's */
+                const uint32_t cur = g - 5 < nyw ? bswap32(yw[g - 5]) : 0;
+                v = (g == 5 ? d << 16 : prev << 16) | (g - 5 < nyw ? cur >> 16 : 0x8000u);
+                prev = cur;
+            }
+            if (b + 1 == nblocks && j == 15)
+                v = 8 * len;
+            w[j] = v;
+        }
+        sha256_compress(st, w);
+    }
+#pragma unroll
+    for (int k = 0; k < NW; k++)
+        out[k] = st[k];
+}
+
+/* The same for a Y of NW words in registers (one block: 22 + 4 NW < 56 bytes). */
+template <int NW>
+__device__ __forceinline__ void lms_hash_regs(uint32_t out[NW], const uint32_t I[4],
+                                              uint32_t u, uint32_t d, const uint32_t y[NW])
+{
+    uint32_t st[8], w[16];
+#pragma unroll
+    for (int k = 0; k < 4; k++)
+        w[k] = I[k];
+    w[4] = u;
+    w[5] = d << 16 | y[0] >> 16;
+#pragma unroll
+    for (int k = 1; k < NW; k++)
+        w[5 + k] = y[k - 1] << 16 | y[k] >> 16;
+    w[5 + NW] = y[NW - 1] << 16 | 0x8000u;
+#pragma unroll
+    for (int k = 6 + NW; k < 15; k++)
+        w[k] = 0;
+    w[15] = 8 * (22 + 4 * NW);
+    sha256_iv(st);
+    sha256_compress(st, w);
+#pragma unroll
+    for (int k = 0; k < NW; k++)
+        out[k] = st[k];
+}
+
 __device__ __forceinline__ uint32_t be32(const uint8_t *p)
 {
     return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
@@ -239,11 +306,14 @@ __device__ __forceinline__ void x256_prf(uint32_t out[8], const uint32_t mid[8],
     x256_compress<INL>(out, w);
 }
 
-/* F on v in place: a holds the address (keyAndMask is set here). */
+/* The address-only part of F at a's step: st1, the state after F's first block
+ * (toByte(0, 32) || KEY), and the bitmask bm. Three of F's four compressions; they do not
+ * depend on the chain value. */
 template <bool INL = false>
-__device__ __forceinline__ void x256_f(uint32_t v[8], const uint32_t mid[8], uint32_t a[8])
+__device__ __forceinline__ void x256_f_prep(uint32_t st1[8], uint32_t bm[8],
+                                            const uint32_t mid[8], uint32_t a[8])
 {
-    uint32_t key[8], bm[8], w[16], st[8];
+    uint32_t key[8], w[16];
     a[7] = 0;
     x256_prf<INL>(key, mid, a);
     a[7] = 1;
@@ -253,11 +323,21 @@ __device__ __forceinline__ void x256_f(uint32_t v[8], const uint32_t mid[8], uin
         w[k] = 0;
         w[8 + k] = key[k];
     }
-    sha256_iv(st);
-    x256_compress<INL>(st, w);
+    sha256_iv(st1);
+    x256_compress<INL>(st1, w);
+}
+
+/* F's last block, the one that depends on v: v = compress(st1, (v ^ bm) || padding). */
+template <bool INL = false>
+__device__ __forceinline__ void x256_f_data(uint32_t v[8], const uint32_t st1[8],
+                                            const uint32_t bm[8])
+{
+    uint32_t w[16], st[8];
 #pragma unroll
-    for (int k = 0; k < 8; k++)
+    for (int k = 0; k < 8; k++) {
         w[k] = v[k] ^ bm[k];
+        st[k] = st1[k];
+    }
     w[8] = 0x80000000u;
 #pragma unroll
     for (int k = 9; k < 15; k++)
@@ -267,6 +347,46 @@ __device__ __forceinline__ void x256_f(uint32_t v[8], const uint32_t mid[8], uin
 #pragma unroll
     for (int k = 0; k < 8; k++)
         v[k] = st[k];
+}
+
+/* F on v in place: a holds the address (keyAndMask is set here). */
+template <bool INL = false>
+__device__ __forceinline__ void x256_f(uint32_t v[8], const uint32_t mid[8], uint32_t a[8])
+{
+    uint32_t st1[8], bm[8];
+    x256_f_prep<INL>(st1, bm, mid, a);
+    x256_f_data<INL>(v, st1, bm);
+}
+
+/* Chain steps from .. to - 1 on v (a[6] takes each step): the address-only work of step
+ * s + 1 is written beside step s's data block, so a thread always has two independent
+ * compressions to interleave (a chain alone is a serial dependency the SM can only hide
+ * with other warps). cap(s, v) sees the value before each step, cap(to, v) the end. */
+template <typename Cap>
+__device__ __forceinline__ void x256_chain(uint32_t v[8], const uint32_t mid[8], uint32_t a[8],
+                                           uint32_t from, uint32_t to, const Cap &cap)
+{
+    if (from < to) {
+        uint32_t st1[8], bm[8];
+        a[6] = from;
+        x256_f_prep<true>(st1, bm, mid, a);
+#pragma unroll 1
+        for (uint32_t s = from; s + 1 < to; s++) {
+            uint32_t nst1[8], nbm[8];
+            cap(s, v);
+            a[6] = s + 1;
+            x256_f_prep<true>(nst1, nbm, mid, a);
+            x256_f_data<true>(v, st1, bm);
+#pragma unroll
+            for (int k = 0; k < 8; k++) {
+                st1[k] = nst1[k];
+                bm[k] = nbm[k];
+            }
+        }
+        cap(to - 1, v);
+        x256_f_data<true>(v, st1, bm);
+    }
+    cap(to, v);
 }
 
 /* H of l || r into out. */

@@ -605,6 +605,22 @@ static int lms_build(const hbs_leaf_engine *e, const hss_view &v, ltree_t &t)
     return HBS_OK;
 }
 
+/* One LMS tree of the fused path: chains, leaves, inner levels. A leaf hashes its whole
+ * one-time public key (34 compressions at W4), so the leaves go in blocks of 32 threads:
+ * a 1,024-leaf tree then spreads over 32 SMs instead of crowding 4. */
+template <int NW> static void lf_tree(device_ctx *d, const lf_args &a, uint8_t *dvals, uint8_t *Tk)
+{
+    const uint64_t leaves = (uint64_t)1 << a.h, chains = (uint64_t)a.p << a.h;
+    const unsigned lt = leaves >= 32768 ? 128 : 32;
+    lf_chains_sha256<NW><<<sfs_blocks(chains), SFS_THREADS, 0, d->stream>>>(a, dvals);
+    lf_leaves_sha256<NW><<<(unsigned)((leaves + lt - 1) / lt), lt, 0, d->stream>>>(a, dvals, Tk);
+    if (a.h <= SFS_LEVELS_BLOCK_H)
+        lf_levels_block_sha256<NW><<<1, 512, 0, d->stream>>>(a, Tk);
+    else
+        for (uint32_t lv = 1u << (a.h - 1); lv >= 1; lv /= 2)
+            lf_level_sha256<NW><<<sfs_blocks(lv), SFS_THREADS, 0, d->stream>>>(a, lv, Tk);
+}
+
 /* The fused path (every level SHA-256): every tree built on the GPU, one after another
  * (each one's SEED a kernel parameter), leaves and inner nodes, the bottom level's trees
  * (trees[bottom0 ..]) signing the count messages on the way: message m at leaf q[m] of tree
@@ -660,17 +676,10 @@ static int lms_fused(device_ctx *d, const hss_view &v, std::vector<ltree_t> &tre
             a.digits = dup + a_dig;
             a.sig = dsig;
         }
-        const uint64_t chains = (uint64_t)o->p << h;
         if (o->n == 32)
-            lf_chains_sha256<8><<<sfs_blocks(chains), SFS_THREADS, 0, d->stream>>>(a, dvals);
+            lf_tree<8>(d, a, dvals, Tk);
         else
-            lf_chains_sha256<6><<<sfs_blocks(chains), SFS_THREADS, 0, d->stream>>>(a, dvals);
-        lf_leaves_sha256<<<sfs_blocks((uint64_t)1 << h), SFS_THREADS, 0, d->stream>>>(a, dvals, Tk);
-        if (h <= SFS_LEVELS_BLOCK_H)
-            lf_levels_block_sha256<<<1, 512, 0, d->stream>>>(a, Tk);
-        else
-            for (uint32_t lv = 1u << (h - 1); lv >= 1; lv /= 2)
-                lf_level_sha256<<<sfs_blocks(lv), SFS_THREADS, 0, d->stream>>>(a, lv, Tk);
+            lf_tree<6>(d, a, dvals, Tk);
         hbs_memzero(&a, sizeof a);
     }
     HBS_CUDA(cudaGetLastError());

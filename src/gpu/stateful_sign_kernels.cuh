@@ -81,19 +81,15 @@ __global__ void xmss_wots_sign_sha256(xmss_args x, xs_jobs j, uint32_t njobs, ui
         v[b] = mid.keygen[b];
         pm[b] = mid.prf[b];
     }
-    sf_compress256(v, w);
+    x256_compress<true>(v, w);
     w[0] = 0x80000000u;
 #pragma unroll
     for (int b = 1; b < 15; b++)
         w[b] = 0;
     w[15] = 1024;
-    sf_compress256(v, w);
+    x256_compress<true>(v, w);
     const uint32_t steps = j.digits[(uint64_t)k * x.len + i];
-#pragma unroll 1
-    for (uint32_t s = 0; s < steps; s++) {
-        a[6] = s;
-        x256_f(v, pm, a);
-    }
+    x256_chain(v, pm, a, 0, steps, [](uint32_t, const uint32_t *) {});
 #pragma unroll
     for (int b = 0; b < 8; b++)
         put_be32(out + t * 32 + 4 * b, v[b]);
@@ -218,24 +214,18 @@ __global__ void xf_chains_sha256(xf_args f, uint8_t *vals)
         v[b] = mid.keygen[b];
         pm[b] = mid.prf[b];
     }
-    sf_compress256(v, w);
+    x256_compress<true>(v, w);
     w[0] = 0x80000000u;
 #pragma unroll
     for (int b = 1; b < 15; b++)
         w[b] = 0;
     w[15] = 1024;
-    sf_compress256(v, w);
-#pragma unroll 1
-    for (uint32_t s = 0; s < 15; s++) {
+    x256_compress<true>(v, w);
+    x256_chain(v, pm, a, 0, 15, [&](uint32_t s, const uint32_t *cv) {
         if (s == cd)
             for (int b = 0; b < 8; b++)
-                put_be32(cap_out + 4 * b, v[b]);
-        a[6] = s;
-        x256_f(v, pm, a);
-    }
-    if (cd == 15)
-        for (int b = 0; b < 8; b++)
-            put_be32(cap_out + 4 * b, v[b]);
+                put_be32(cap_out + 4 * b, cv[b]);
+    });
 #pragma unroll
     for (int b = 0; b < 8; b++)
         put_be32(vals + t * 32 + 4 * b, v[b]);
@@ -472,64 +462,57 @@ template <int NW> __global__ void lf_chains_sha256(lf_args a, uint8_t *y)
 }
 
 /* Leaf q: K = H(I || q || D_PBLC || y[0..p-1]), T[2^h + q] = H(I || r || D_LEAF || K). */
-__global__ void lf_leaves_sha256(lf_args a, const uint8_t *y, uint8_t *T)
+template <int NW> __global__ void lf_leaves_sha256(lf_args a, const uint8_t *y, uint8_t *T)
 {
     const uint32_t q = blockIdx.x * blockDim.x + threadIdx.x;
     if (q >= (1u << a.h))
         return;
-    const uint32_t n = a.n;
-    uint8_t head[22 + 32];
-    sha256_stream st;
-    for (int k = 0; k < 16; k++)
-        head[k] = a.I[k];
-    put_be32(head + 16, q);
-    head[20] = 0x80;
-    head[21] = 0x80;
-    st.init();
-    st.absorb(head, 22);
-    st.absorb(y + (uint64_t)q * a.p * n, a.p * n);
-    st.finish(head + 22, n);
-    put_be32(head + 16, (1u << a.h) + q);
-    head[20] = 0x82;
-    head[21] = 0x82;
-    sf_hash<SF_SHA256>(T + ((uint64_t)(1u << a.h) - 1 + q) * n, n, head, 22 + n);
+    uint32_t I[4], K[NW], leaf[NW];
+#pragma unroll
+    for (int k = 0; k < 4; k++)
+        I[k] = be32(a.I + 4 * k);
+    lms_hash_words<NW>(K, I, q, 0x8080, y + (uint64_t)q * a.p * (4 * NW), a.p * NW);
+    lms_hash_regs<NW>(leaf, I, (1u << a.h) + q, 0x8282, K);
+    uint8_t *out = T + ((uint64_t)(1u << a.h) - 1 + q) * (4 * NW);
+#pragma unroll
+    for (int k = 0; k < NW; k++)
+        put_be32(out + 4 * k, leaf[k]);
 }
 
-/* Nodes r = lv .. 2 lv - 1: T[r] = H(I || r || D_INTR || T[2r] || T[2r+1]). */
-__global__ void lf_level_sha256(lf_args a, uint32_t lv, uint8_t *T)
+/* T[r] = H(I || r || D_INTR || T[2r] || T[2r+1]); the children are adjacent in T. */
+template <int NW>
+__device__ __forceinline__ void lf_node(const uint32_t I[4], uint32_t r, uint8_t *T)
+{
+    uint32_t v[NW];
+    lms_hash_words<NW>(v, I, r, 0x8383, T + (uint64_t)(2 * r - 1) * (4 * NW), 2 * NW);
+#pragma unroll
+    for (int k = 0; k < NW; k++)
+        put_be32(T + (uint64_t)(r - 1) * (4 * NW) + 4 * k, v[k]);
+}
+
+/* Nodes r = lv .. 2 lv - 1, one thread each. */
+template <int NW> __global__ void lf_level_sha256(lf_args a, uint32_t lv, uint8_t *T)
 {
     const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= lv)
         return;
-    const uint32_t r = lv + t, n = a.n;
-    uint8_t m[22 + 64];
-    for (int k = 0; k < 16; k++)
-        m[k] = a.I[k];
-    put_be32(m + 16, r);
-    m[20] = 0x83;
-    m[21] = 0x83;
-    for (uint32_t k = 0; k < 2 * n; k++)
-        m[22 + k] = T[(uint64_t)(2 * r - 1) * n + k];
-    sf_hash<SF_SHA256>(T + (uint64_t)(r - 1) * n, n, m, 22 + 2 * n);
+    uint32_t I[4];
+#pragma unroll
+    for (int k = 0; k < 4; k++)
+        I[k] = be32(a.I + 4 * k);
+    lf_node<NW>(I, lv + t, T);
 }
 
 /* Every level of a small tree in one launch of one block, a level at a time. */
-__global__ void __launch_bounds__(512) lf_levels_block_sha256(lf_args a, uint8_t *T)
+template <int NW> __global__ void __launch_bounds__(512) lf_levels_block_sha256(lf_args a, uint8_t *T)
 {
-    const uint32_t n = a.n;
-    uint8_t m[22 + 64];
-    for (int k = 0; k < 16; k++)
-        m[k] = a.I[k];
-    m[20] = 0x83;
-    m[21] = 0x83;
+    uint32_t I[4];
+#pragma unroll
+    for (int k = 0; k < 4; k++)
+        I[k] = be32(a.I + 4 * k);
     for (uint32_t lv = 1u << (a.h - 1); lv >= 1; lv /= 2) {
-        for (uint32_t t = threadIdx.x; t < lv; t += blockDim.x) {
-            const uint32_t r = lv + t;
-            put_be32(m + 16, r);
-            for (uint32_t k = 0; k < 2 * n; k++)
-                m[22 + k] = T[(uint64_t)(2 * r - 1) * n + k];
-            sf_hash<SF_SHA256>(T + (uint64_t)(r - 1) * n, n, m, 22 + 2 * n);
-        }
+        for (uint32_t t = threadIdx.x; t < lv; t += blockDim.x)
+            lf_node<NW>(I, lv + t, T);
         __syncthreads();
     }
 }
