@@ -256,6 +256,7 @@ __global__ void xmss_chains_sha256(xmss_args x, uint8_t *vals)
 __global__ void xmss_ltree_sha256(xmss_args x, const uint8_t *vals, uint8_t *out)
 {
     extern __shared__ uint32_t nodew[]; /* len * 8 words */
+    __shared__ uint32_t prep[(X256_LTREE_MAX - 1) * 24];
     __shared__ x256_mid mid;
     const uint32_t b = blockIdx.x, tid = threadIdx.x;
     const uint8_t *src = vals + (uint64_t)b * x.len * 32;
@@ -264,37 +265,17 @@ __global__ void xmss_ltree_sha256(xmss_args x, const uint8_t *vals, uint8_t *out
     for (uint32_t k = tid; k < x.len * 8; k += blockDim.x)
         nodew[k] = be32(src + 4 * k);
     __syncthreads();
-    uint32_t a[8], res[8], pm[8];
-    for (int k = 0; k < 8; k++)
+    uint32_t a[8], pm[8];
+    for (int k = 0; k < 8; k++) {
         pm[k] = mid.prf[k];
+        a[k] = 0;
+    }
     a[0] = x.layer[b / x.count];
     a[1] = (uint32_t)(x.tree[b / x.count] >> 32);
     a[2] = (uint32_t)x.tree[b / x.count];
     a[3] = 1;
     a[4] = x.first + b % x.count;
-    uint32_t l = x.len;
-    for (uint32_t height = 0; l > 1; height++) {
-        const uint32_t parents = l / 2;
-        if (tid < parents) {
-            uint32_t lv[8], rv[8];
-            for (int k = 0; k < 8; k++) {
-                lv[k] = nodew[2 * tid * 8 + k];
-                rv[k] = nodew[(2 * tid + 1) * 8 + k];
-            }
-            a[5] = height;
-            a[6] = tid;
-            x256_h(res, pm, a, lv, rv);
-        }
-        __syncthreads();
-        if (tid < parents)
-            for (int k = 0; k < 8; k++)
-                nodew[tid * 8 + k] = res[k];
-        if ((l & 1) && tid == 0)
-            for (int k = 0; k < 8; k++)
-                nodew[parents * 8 + k] = nodew[(l - 1) * 8 + k];
-        __syncthreads();
-        l -= parents;
-    }
+    x256_ltree_block(nodew, prep, pm, a, x.len);
     if (tid == 0)
         for (int k = 0; k < 8; k++)
             put_be32(out + (uint64_t)b * 32 + 4 * k, nodew[k]);

@@ -389,12 +389,13 @@ __device__ __forceinline__ void x256_chain(uint32_t v[8], const uint32_t mid[8],
     cap(to, v);
 }
 
-/* H of l || r into out. */
+/* H's address-only part: st1, the state after its first block (toByte(1, 32) || KEY), and
+ * both bitmasks. Four of H's six compressions; they do not depend on the children. */
 template <bool INL = false>
-__device__ __forceinline__ void x256_h(uint32_t out[8], const uint32_t mid[8], uint32_t a[8],
-                                       const uint32_t l[8], const uint32_t r[8])
+__device__ __forceinline__ void x256_h_prep(uint32_t st1[8], uint32_t bm0[8], uint32_t bm1[8],
+                                            const uint32_t mid[8], uint32_t a[8])
 {
-    uint32_t key[8], bm[8], w[16];
+    uint32_t key[8], w[16];
     a[7] = 0;
     x256_prf<INL>(key, mid, a);
 #pragma unroll
@@ -404,18 +405,27 @@ __device__ __forceinline__ void x256_h(uint32_t out[8], const uint32_t mid[8], u
 #pragma unroll
     for (int k = 0; k < 8; k++)
         w[8 + k] = key[k];
-    sha256_iv(out);
-    x256_compress<INL>(out, w);
+    sha256_iv(st1);
+    x256_compress<INL>(st1, w);
     a[7] = 1;
-    x256_prf<INL>(bm, mid, a);
-#pragma unroll
-    for (int k = 0; k < 8; k++)
-        w[k] = l[k] ^ bm[k];
+    x256_prf<INL>(bm0, mid, a);
     a[7] = 2;
-    x256_prf<INL>(bm, mid, a);
+    x256_prf<INL>(bm1, mid, a);
+}
+
+/* H's two blocks that depend on the children l and r. */
+template <bool INL = false>
+__device__ __forceinline__ void x256_h_data(uint32_t out[8], const uint32_t st1[8],
+                                            const uint32_t bm0[8], const uint32_t bm1[8],
+                                            const uint32_t l[8], const uint32_t r[8])
+{
+    uint32_t w[16];
 #pragma unroll
-    for (int k = 0; k < 8; k++)
-        w[8 + k] = r[k] ^ bm[k];
+    for (int k = 0; k < 8; k++) {
+        out[k] = st1[k];
+        w[k] = l[k] ^ bm0[k];
+        w[8 + k] = r[k] ^ bm1[k];
+    }
     x256_compress<INL>(out, w);
     w[0] = 0x80000000u;
 #pragma unroll
@@ -423,6 +433,76 @@ __device__ __forceinline__ void x256_h(uint32_t out[8], const uint32_t mid[8], u
         w[k] = 0;
     w[15] = 1024;
     x256_compress<INL>(out, w);
+}
+
+/* H of l || r into out. */
+template <bool INL = false>
+__device__ __forceinline__ void x256_h(uint32_t out[8], const uint32_t mid[8], uint32_t a[8],
+                                       const uint32_t l[8], const uint32_t r[8])
+{
+    uint32_t st1[8], bm0[8], bm1[8];
+    x256_h_prep<INL>(st1, bm0, bm1, mid, a);
+    x256_h_data<INL>(out, st1, bm0, bm1, l, r);
+}
+
+/* The L-tree of len nodes (nodew, shared, 8 words each) reduced by one block into
+ * nodew[0..7]. First all threads compute the address-only part of all len - 1 H calls at
+ * once into prep (shared, 24 words each); then each level costs two serial compressions
+ * instead of six (the narrow upper levels leave most threads idle, so their depth is the
+ * kernel's time). a: words 0..4 of the L-tree's address. */
+#define X256_LTREE_MAX 67
+__device__ __forceinline__ void x256_ltree_block(uint32_t *nodew, uint32_t *prep,
+                                                 const uint32_t mid[8], const uint32_t a0[8],
+                                                 uint32_t len)
+{
+    const uint32_t tid = threadIdx.x;
+    for (uint32_t f = tid; f + 1 < len; f += blockDim.x) {
+        uint32_t l = len, base = 0, height = 0, a[8], st1[8], bm0[8], bm1[8];
+        while (f >= base + l / 2) {
+            base += l / 2;
+            l -= l / 2;
+            height++;
+        }
+        for (int k = 0; k < 8; k++)
+            a[k] = a0[k];
+        a[5] = height;
+        a[6] = f - base;
+        x256_h_prep(st1, bm0, bm1, mid, a);
+        for (int k = 0; k < 8; k++) {
+            prep[f * 24 + k] = st1[k];
+            prep[f * 24 + 8 + k] = bm0[k];
+            prep[f * 24 + 16 + k] = bm1[k];
+        }
+    }
+    __syncthreads();
+    uint32_t l = len, base = 0;
+    while (l > 1) {
+        const uint32_t parents = l / 2;
+        uint32_t res[8];
+        for (uint32_t p = tid; p < parents; p += blockDim.x) {
+            uint32_t lv[8], rv[8], st1[8], bm0[8], bm1[8];
+            for (int k = 0; k < 8; k++) {
+                lv[k] = nodew[2 * p * 8 + k];
+                rv[k] = nodew[(2 * p + 1) * 8 + k];
+                st1[k] = prep[(base + p) * 24 + k];
+                bm0[k] = prep[(base + p) * 24 + 8 + k];
+                bm1[k] = prep[(base + p) * 24 + 16 + k];
+            }
+            x256_h_data(res, st1, bm0, bm1, lv, rv);
+            for (int k = 0; k < 8; k++)
+                prep[(base + p) * 24 + k] = res[k]; /* this H's prep is spent: its result */
+        }
+        __syncthreads();
+        for (uint32_t p = tid; p < parents; p += blockDim.x)
+            for (int k = 0; k < 8; k++)
+                nodew[p * 8 + k] = prep[(base + p) * 24 + k];
+        if ((l & 1) && tid == 0)
+            for (int k = 0; k < 8; k++)
+                nodew[parents * 8 + k] = nodew[(l - 1) * 8 + k];
+        __syncthreads();
+        base += parents;
+        l -= parents;
+    }
 }
 
 } // namespace hbs_gpu

@@ -290,7 +290,7 @@ __global__ void xf_ltree_serial_sha256(xf_args f, uint8_t *vals, uint8_t *nodes)
 __global__ void xf_ltree_block_sha256(xf_args f, const uint8_t *vals, uint8_t *nodes)
 {
     __shared__ uint32_t nodew[XF_MAX_LEN * 8];
-    __shared__ uint32_t resw[(XF_MAX_LEN / 2) * 8];
+    __shared__ uint32_t prep[(X256_LTREE_MAX - 1) * 24];
     __shared__ x256_mid mid;
     const uint64_t g = blockIdx.x;
     const uint32_t tid = threadIdx.x;
@@ -303,39 +303,17 @@ __global__ void xf_ltree_block_sha256(xf_args f, const uint8_t *vals, uint8_t *n
         nodew[k] = be32(src + 4 * k);
     __syncthreads();
     const uint32_t k = f.k0 + (uint32_t)(g >> f.h);
-    uint32_t a[8], pm[8], lv[8], rv[8], res[8];
-    for (int b = 0; b < 8; b++)
+    uint32_t a[8], pm[8];
+    for (int b = 0; b < 8; b++) {
         pm[b] = mid.prf[b];
+        a[b] = 0;
+    }
     a[0] = f.layer[k];
     a[1] = (uint32_t)(f.tree[k] >> 32);
     a[2] = (uint32_t)f.tree[k];
     a[3] = 1;
     a[4] = (uint32_t)(g & ((1u << f.h) - 1));
-    a[7] = 0;
-    uint32_t l = f.x.len;
-    for (uint32_t height = 0; l > 1; height++) {
-        const uint32_t parents = l / 2;
-        for (uint32_t p = tid; p < parents; p += blockDim.x) {
-            for (int b = 0; b < 8; b++) {
-                lv[b] = nodew[2 * p * 8 + b];
-                rv[b] = nodew[(2 * p + 1) * 8 + b];
-            }
-            a[5] = height;
-            a[6] = p;
-            x256_h(res, pm, a, lv, rv);
-            for (int b = 0; b < 8; b++)
-                resw[p * 8 + b] = res[b];
-        }
-        __syncthreads();
-        for (uint32_t p = tid; p < parents; p += blockDim.x)
-            for (int b = 0; b < 8; b++)
-                nodew[p * 8 + b] = resw[p * 8 + b];
-        if ((l & 1) && tid == 0)
-            for (int b = 0; b < 8; b++)
-                nodew[parents * 8 + b] = nodew[(l - 1) * 8 + b];
-        __syncthreads();
-        l -= parents;
-    }
+    x256_ltree_block(nodew, prep, pm, a, f.x.len);
     if (tid == 0) {
         uint8_t *leaf = nodes + ((uint64_t)k * xf_tree_nodes(f.h) + (g & ((1u << f.h) - 1))) * 32;
         for (int b = 0; b < 8; b++)
