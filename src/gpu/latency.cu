@@ -33,7 +33,7 @@ struct lat_state {
     uint32_t seq = 0;
     bool dirty = false; /* a launch failed: the counters may be mid-count */
     lat_timing *timing = nullptr; /* device memory, only with HBS_GPU_LATENCY_TIMING */
-    int sms = 0, clock_khz = 0;   /* for the timing line */
+    int sms = 0, clock_khz = 0;   /* SMs: the cut of the trees (and the timing line) */
 };
 
 /* The mapped host memory starts with LAT_FLAG bytes: the flag in word 0, block 0's entry
@@ -218,7 +218,6 @@ static int timing_ready(lat_state *st, int ordinal)
 {
     if (st->timing)
         return 0;
-    HBS_CUDA(cudaDeviceGetAttribute(&st->sms, cudaDevAttrMultiProcessorCount, ordinal));
     HBS_CUDA(cudaDeviceGetAttribute(&st->clock_khz, cudaDevAttrClockRate, ordinal));
     HBS_CUDA(cudaMalloc(&st->timing, sizeof(lat_timing)));
     return timing_reset(st);

@@ -136,18 +136,9 @@ template <int F> __global__ void lms_leaf_kernel(lms_args a, const uint8_t *y, u
 template <int NW> __global__ void lms_leaf_sha256(lms_args a, const uint8_t *y, uint8_t *out)
 {
     const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
-    if (t >= a.count)
-        return;
-    const uint32_t q = a.first + t;
-    uint32_t I[4], K[NW], leaf[NW];
-#pragma unroll
-    for (int k = 0; k < 4; k++)
-        I[k] = be32(a.I + 4 * k);
-    lms_hash_words<NW>(K, I, q, 0x8080, y + (uint64_t)t * a.p * (4 * NW), a.p * NW);
-    lms_hash_regs<NW>(leaf, I, (1u << a.h) + q, 0x8282, K);
-#pragma unroll
-    for (int k = 0; k < NW; k++)
-        put_be32(out + (uint64_t)t * (4 * NW) + 4 * k, leaf[k]);
+    if (t < a.count)
+        lms_leaf_words<NW>(a.I, a.first + t, a.h, a.p, y + (uint64_t)t * a.p * (4 * NW),
+                           out + (uint64_t)t * (4 * NW));
 }
 
 /* ---- XMSS (RFC 8391) ---- */
@@ -389,8 +380,8 @@ static int lms_leaves_gpu(void *user, const hbs_lms_leaf_job *j, uint32_t first,
     a.p = j->p;
     a.w = j->w;
     a.h = j->h;
+    const unsigned lb = (unsigned)((count + SF_LEAF_THREADS - 1) / SF_LEAF_THREADS);
     if (j->hash == 0) {
-        const unsigned lb = (unsigned)((count + SF_LEAF_THREADS - 1) / SF_LEAF_THREADS);
         if (n == 32) {
             lms_chains_sha256<8><<<blocks_for(chains), SF_THREADS, 0, d->stream>>>(a, dy);
             lms_leaf_sha256<8><<<lb, SF_LEAF_THREADS, 0, d->stream>>>(a, dy, dl);
@@ -400,8 +391,7 @@ static int lms_leaves_gpu(void *user, const hbs_lms_leaf_job *j, uint32_t first,
         }
     } else {
         lms_chains_shake<<<blocks_for(chains), SF_THREADS, 0, d->stream>>>(a, dy);
-        lms_leaf_kernel<SF_SHAKE256><<<(unsigned)((count + SF_LEAF_THREADS - 1) / SF_LEAF_THREADS),
-                                       SF_LEAF_THREADS, 0, d->stream>>>(a, dy, dl);
+        lms_leaf_kernel<SF_SHAKE256><<<lb, SF_LEAF_THREADS, 0, d->stream>>>(a, dy, dl);
     }
     err = finish(d, out, dl, count * n);
     memset(&a, 0, sizeof a);

@@ -170,6 +170,25 @@ __device__ __forceinline__ void put_be32(uint8_t *p, uint32_t v)
     p[3] = (uint8_t)v;
 }
 
+/* LMS leaf q of a tree of height h (key generation and batch signing): K = H(I || q ||
+ * D_PBLC || y[0 .. p-1]) over its p chain ends at y, then T[2^h + q] = H(I || r || D_LEAF
+ * || K) to out (NW words, big-endian). */
+template <int NW>
+__device__ __forceinline__ void lms_leaf_words(const uint8_t *Ib, uint32_t q, uint32_t h,
+                                               uint32_t p, const uint8_t *y, uint8_t *out)
+{
+    uint32_t I[4], K[NW], leaf[NW];
+#pragma unroll
+    for (int k = 0; k < 4; k++)
+        I[k] = be32(Ib + 4 * k);
+    lms_hash_words<NW>(K, I, q, 0x8080, y, p * NW);
+    lms_hash_regs<NW>(leaf, I, (1u << h) + q, 0x8282, K);
+#pragma unroll
+    for (int k = 0; k < NW; k++)
+        put_be32(out + 4 * k, leaf[k]);
+}
+
+
 
 /* Leaves first .. first + count - 1 of each of ntrees trees of one key (the layers of an
  * XMSS^MT key are built in one launch): global leaf g is leaf first + g % count of tree

@@ -443,18 +443,9 @@ template <int NW> __global__ void lf_chains_sha256(lf_args a, uint8_t *y)
 template <int NW> __global__ void lf_leaves_sha256(lf_args a, const uint8_t *y, uint8_t *T)
 {
     const uint32_t q = blockIdx.x * blockDim.x + threadIdx.x;
-    if (q >= (1u << a.h))
-        return;
-    uint32_t I[4], K[NW], leaf[NW];
-#pragma unroll
-    for (int k = 0; k < 4; k++)
-        I[k] = be32(a.I + 4 * k);
-    lms_hash_words<NW>(K, I, q, 0x8080, y + (uint64_t)q * a.p * (4 * NW), a.p * NW);
-    lms_hash_regs<NW>(leaf, I, (1u << a.h) + q, 0x8282, K);
-    uint8_t *out = T + ((uint64_t)(1u << a.h) - 1 + q) * (4 * NW);
-#pragma unroll
-    for (int k = 0; k < NW; k++)
-        put_be32(out + 4 * k, leaf[k]);
+    if (q < (1u << a.h))
+        lms_leaf_words<NW>(a.I, q, a.h, a.p, y + (uint64_t)q * a.p * (4 * NW),
+                           T + ((uint64_t)(1u << a.h) - 1 + q) * (4 * NW));
 }
 
 /* T[r] = H(I || r || D_INTR || T[2r] || T[2r+1]); the children are adjacent in T. */
