@@ -59,6 +59,10 @@ int dev_buf(device_ctx *d, unsigned slot, size_t bytes, void **out);
 /* Pinned host buffer `slot` of at least `bytes`. */
 int host_buf(device_ctx *d, unsigned slot, size_t bytes, void **out);
 
+/* Frees what the one-signature path keeps for GPU `ordinal` (latency.cu); its device lock
+ * held. */
+void latency_release(int ordinal);
+
 } // namespace hbs_gpu
 
 #endif

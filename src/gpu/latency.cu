@@ -53,6 +53,35 @@ static lat_state *state_for(int ordinal)
     return states[(size_t)ordinal];
 }
 
+/* Best effort, like the pools' release: scratch wiped (it held chain values derived from the
+ * secret key) before it is freed, then the next signature sets everything up again. */
+void latency_release(int ordinal)
+{
+    lat_state *st;
+    {
+        std::lock_guard<std::mutex> g(states_lock);
+        if (states.size() <= (size_t)ordinal || !(st = states[(size_t)ordinal]))
+            return;
+        states[(size_t)ordinal] = nullptr;
+    }
+    if (st->stream)
+        (void)cudaStreamSynchronize(st->stream);
+    if (st->dev) {
+        (void)cudaMemset(st->dev, 0, st->dev_cap);
+        (void)cudaFree(st->dev);
+    }
+    if (st->host) {
+        hbs_memzero(st->host, st->host_cap);
+        (void)cudaFreeHost(st->host);
+    }
+    if (st->timing)
+        (void)cudaFree(st->timing);
+    if (st->stream)
+        (void)cudaStreamDestroy(st->stream);
+    delete st;
+    (void)cudaGetLastError();
+}
+
 static size_t round256(size_t v) { return (v + 255) & ~(size_t)255; }
 
 static int round32(int v) { return (v + 31) & ~31; }

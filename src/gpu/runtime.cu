@@ -242,6 +242,7 @@ static void release_device(device_ctx *d)
         (void)cudaStreamSynchronize(d->stream);
     if (d->side)
         (void)cudaStreamSynchronize(d->side);
+    latency_release(d->ordinal);
     for (graph_slot &s : d->graphs) {
         if (s.exec)
             (void)cudaGraphExecDestroy(s.exec);
