@@ -62,30 +62,61 @@ __device__ __forceinline__ uint64_t rotl64(uint64_t x, int r)
 
 __device__ __forceinline__ uint32_t bswap32(uint32_t x) { return __byte_perm(x, 0, 0x0123); }
 
-/* SHA-256 compression of the block w[16] (big-endian words) into st. w is clobbered. */
+/* One SHA-256 round; the schedule word w[i & 15] already expanded when i >= 16. */
+#define HBS_SHA256_ROUND(i, k)                                                                 \
+    do {                                                                                       \
+        uint32_t t1 = h + (rotr32(e, 6) ^ rotr32(e, 11) ^ rotr32(e, 25)) + ((e & f) ^ (~e & g)) + \
+                      (k) + w[(i) & 15];                                                       \
+        uint32_t t2 = (rotr32(a, 2) ^ rotr32(a, 13) ^ rotr32(a, 22)) + ((a & b) ^ (a & c) ^ (b & c)); \
+        h = g;                                                                                 \
+        g = f;                                                                                 \
+        f = e;                                                                                 \
+        e = d + t1;                                                                            \
+        d = c;                                                                                 \
+        c = b;                                                                                 \
+        b = a;                                                                                 \
+        a = t1 + t2;                                                                           \
+    } while (0)
+
+/* w[i & 15] becomes schedule word i (i >= 16). */
+#define HBS_SHA256_EXPAND(i)                                                                   \
+    do {                                                                                       \
+        uint32_t w15 = w[((i) + 1) & 15], w2 = w[((i) + 14) & 15];                             \
+        uint32_t s0 = rotr32(w15, 7) ^ rotr32(w15, 18) ^ (w15 >> 3);                           \
+        uint32_t s1 = rotr32(w2, 17) ^ rotr32(w2, 19) ^ (w2 >> 10);                            \
+        w[(i) & 15] += s0 + s1 + w[((i) + 9) & 15];                                            \
+    } while (0)
+
+/* SHA-256 compression of the block w[16] (big-endian words) into st. w is clobbered.
+ * COMPACT: rounds 16..63 as three passes of one 16-round body, a third of the code. The
+ * full unroll is faster where warps run one call site hot (signing, key generation); a
+ * kernel whose warps are at many call sites at once (batch verification: FORS, chains,
+ * T_len, paths) misses the instruction cache with it (H200, 128s verification 3.58 -> 4.09
+ * M/s compact, while 128f signing batches lose 5 % with it). */
+template <bool COMPACT = false>
 __device__ __forceinline__ void sha256_compress(uint32_t st[8], uint32_t w[16])
 {
     uint32_t a = st[0], b = st[1], c = st[2], d = st[3], e = st[4], f = st[5], g = st[6],
              h = st[7];
+    if constexpr (COMPACT) {
 #pragma unroll
-    for (int i = 0; i < 64; i++) {
-        if (i >= 16) {
-            uint32_t w15 = w[(i + 1) & 15], w2 = w[(i + 14) & 15];
-            uint32_t s0 = rotr32(w15, 7) ^ rotr32(w15, 18) ^ (w15 >> 3);
-            uint32_t s1 = rotr32(w2, 17) ^ rotr32(w2, 19) ^ (w2 >> 10);
-            w[i & 15] += s0 + s1 + w[(i + 9) & 15];
+        for (int i = 0; i < 16; i++)
+            HBS_SHA256_ROUND(i, K256[i]);
+#pragma unroll 1
+        for (int r = 16; r < 64; r += 16) {
+#pragma unroll
+            for (int i = 0; i < 16; i++) {
+                HBS_SHA256_EXPAND(i);
+                HBS_SHA256_ROUND(i, K256[r + i]);
+            }
         }
-        uint32_t t1 = h + (rotr32(e, 6) ^ rotr32(e, 11) ^ rotr32(e, 25)) + ((e & f) ^ (~e & g)) +
-                      K256[i] + w[i & 15];
-        uint32_t t2 = (rotr32(a, 2) ^ rotr32(a, 13) ^ rotr32(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
-        h = g;
-        g = f;
-        f = e;
-        e = d + t1;
-        d = c;
-        c = b;
-        b = a;
-        a = t1 + t2;
+    } else {
+#pragma unroll
+        for (int i = 0; i < 64; i++) {
+            if (i >= 16)
+                HBS_SHA256_EXPAND(i);
+            HBS_SHA256_ROUND(i, K256[i]);
+        }
     }
     st[0] += a;
     st[1] += b;
@@ -96,6 +127,9 @@ __device__ __forceinline__ void sha256_compress(uint32_t st[8], uint32_t w[16])
     st[6] += g;
     st[7] += h;
 }
+
+#undef HBS_SHA256_ROUND
+#undef HBS_SHA256_EXPAND
 
 __device__ __forceinline__ void sha256_iv(uint32_t st[8])
 {

@@ -116,8 +116,9 @@ __device__ __forceinline__ void adrs_words_le(uint32_t a[8], const adrs &ad)
 
 /* ---- T_l for small l (F, PRF: l = 1; H: l = 2), all in registers ---- */
 
-/* SHA-256 over midstate || ADRSc || in (M words); needs 22 + 4M + 9 <= 64. */
-template <int M>
+/* SHA-256 over midstate || ADRSc || in (M words); needs 22 + 4M + 9 <= 64. C: the compact
+ * compression (hash.cuh). */
+template <int M, bool C = false>
 __device__ __forceinline__ void sha256_small(uint32_t st[8], const uint32_t s256[8],
                                              const uint32_t a[6], const uint32_t in[M])
 {
@@ -137,7 +138,7 @@ __device__ __forceinline__ void sha256_small(uint32_t st[8], const uint32_t s256
 #pragma unroll
     for (int i = 0; i < 8; i++)
         st[i] = s256[i];
-    sha256_compress(st, w);
+    sha256_compress<C>(st, w);
 }
 
 /* SHA-512 over midstate || ADRSc || in (M words); needs 22 + 4M + 17 <= 128. */
@@ -168,8 +169,9 @@ __device__ __forceinline__ void sha512_small(uint64_t st[8], const uint64_t s512
     sha512_compress(st, w64);
 }
 
-/* out = T_L(PK.seed, ADRS, in), in being L values (L = 1 or 2). */
-template <int FAM, int N, int L>
+/* out = T_L(PK.seed, ADRS, in), in being L values (L = 1 or 2). C: the compact SHA-256
+ * compression (hash.cuh). */
+template <int FAM, int N, int L, bool C = false>
 __device__ __forceinline__ void thash(uint32_t out[N / 4], const kregs<FAM, N> &k,
                                       const adrs &ad, const uint32_t in[L * N / 4])
 {
@@ -178,7 +180,7 @@ __device__ __forceinline__ void thash(uint32_t out[N / 4], const kregs<FAM, N> &
         adrsc_words(a, ad);
         if constexpr (N == 16 || L == 1) {
             uint32_t st[8];
-            sha256_small<L * N / 4>(st, k.s256, a, in);
+            sha256_small<L * N / 4, C>(st, k.s256, a, in);
 #pragma unroll
             for (int i = 0; i < N / 4; i++)
                 out[i] = st[i];
@@ -228,7 +230,7 @@ __device__ __forceinline__ uint32_t tl_in_word(const uint32_t *in, int m, int k)
     return k < m ? in[k] : (k == m ? 0x80000000u : 0u);
 }
 
-template <int FAM, int N>
+template <int FAM, int N, bool C = false>
 __device__ void thash_mem(uint32_t out[N / 4], const kregs<FAM, N> &k, const adrs &ad,
                           const uint8_t *inb, int nvals)
 {
@@ -264,7 +266,7 @@ __device__ void thash_mem(uint32_t out[N / 4], const kregs<FAM, N> &k, const adr
                 }
                 if (b == nb - 1)
                     w[15] = (uint32_t)(64 + total) * 8;
-                sha256_compress(st, w);
+                sha256_compress<C>(st, w);
             }
 #pragma unroll
             for (int i = 0; i < N / 4; i++)
