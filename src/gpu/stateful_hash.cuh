@@ -215,6 +215,53 @@ __device__ __forceinline__ void sf_hash(uint8_t *out, unsigned outlen, const uin
     h.finish(out, outlen);
 }
 
+/* XMSS H_msg(r || root || toByte(idx, n), M) = Hash(toByte(2, padlen) || r || root ||
+ * toByte(idx, n) || M), n bytes (hbs_xmss_hash_msg): batch verification and signing. */
+template <int F>
+__device__ void xmss_hash_msg_dev(uint8_t *out, unsigned n, unsigned padlen, const uint8_t *r,
+                                  const uint8_t *root, uint64_t idx, const uint8_t *msg,
+                                  uint32_t mlen)
+{
+    typename stream_of<F>::type h;
+    uint8_t b[64];
+    h.init();
+    for (unsigned k = 0; k < padlen; k++)
+        b[k] = 0;
+    b[padlen - 1] = 2;
+    h.absorb(b, padlen);
+    h.absorb(r, n);
+    h.absorb(root, n);
+    for (unsigned k = 0; k < n; k++)
+        b[k] = 0;
+    for (unsigned k = 0; k < 8; k++)
+        b[n - 1 - k] = (uint8_t)(idx >> (8 * k));
+    h.absorb(b, n);
+    h.absorb(msg, mlen);
+    h.finish(out, n);
+}
+
+/* XMSS r = PRF(SK_PRF, toByte(idx, 32)) = Hash(toByte(3, padlen) || SK_PRF || toByte(idx,
+ * 32)), n bytes (hbs_xmss_prf_r). The caller wipes r. */
+template <int F>
+__device__ void xmss_prf_r_dev(uint8_t *r, unsigned n, unsigned padlen, const uint8_t *sk_prf,
+                               uint64_t idx)
+{
+    typename stream_of<F>::type h;
+    uint8_t b[64];
+    h.init();
+    for (unsigned k = 0; k < padlen; k++)
+        b[k] = 0;
+    b[padlen - 1] = 3;
+    h.absorb(b, padlen);
+    h.absorb(sk_prf, n);
+    for (unsigned k = 0; k < 32; k++)
+        b[k] = 0;
+    for (unsigned k = 0; k < 8; k++)
+        b[31 - k] = (uint8_t)(idx >> (8 * k));
+    h.absorb(b, 32);
+    h.finish(r, n);
+}
+
 } // namespace hbs_gpu
 
 #endif

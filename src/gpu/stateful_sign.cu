@@ -7,8 +7,9 @@
  * first; after a failure the indices stay used.
  *
  * How a batch is signed. Every tree the batch touches, on every layer (XMSS^MT) or level
- * (HSS), is built whole on the GPU, leaves and inner nodes. The host first hashes each
- * message (XMSS: r and H_msg; LMS: C and Q) into the digits to sign, over the thread pool;
+ * (HSS), is built whole on the GPU, leaves and inner nodes. Each message is first hashed
+ * into the digits to sign (XMSS: r and H_msg; LMS: C and Q), by the host over the thread
+ * pool, or for the fused XMSS path by a GPU kernel ahead of the chains;
  * the chains of a leaf that signs a message then store their values after the digits'
  * steps on their way to the leaf, so the bottom one-time signatures come with the leaves
  * (XMSS SHA-256 n = 32 and LMS SHA-256 sets; the others build the trees through the leaf
@@ -61,6 +62,9 @@ enum { SFS_F_UP = 56, SFS_F_NODES = 57, SFS_F_VALS = 58, SFS_F_SIG = 59 };
 /* Fused XMSS path: leaves per launch (2^18 leaves of chain ends: 575 MB), and below how many
  * leaves a launch gives each L-tree a block of threads (latency) rather than one thread. */
 #define SFS_F_SLICE ((uint64_t)1 << 18)
+/* The fused path hashes the messages on the GPU when they are at most this many bytes in
+ * all (staged through pinned memory); bigger batches of messages are hashed by the host. */
+#define SFS_F_MSG_BYTES ((size_t)64 << 20)
 /* Trees up to this height get all their inner levels in one launch, a block per tree (the
  * launches of the levels one by one cost more than the narrow upper levels' idle lanes). */
 #ifndef SFS_LEVELS_BLOCK_H
@@ -273,16 +277,53 @@ static void xmss_auth(const xtree &t, unsigned H, size_t n, uint32_t leaf, uint8
  * tree tfirst0 on) built on the GPU, leaves and inner nodes, with the count bottom WOTS+
  * signatures (job i: leaf leaf[i] of tree tree[i], digits dig + i * len) taken on the way and
  * written into place: sigs + i * sb + sig_at. The nodes come back into trees. */
+/* The fused batch's messages on the GPU: each one's r (to r_out, 32 bytes each) and the
+ * digits its bottom WOTS+ signature signs (to digits), from the uploaded bytes. */
+static void xf_messages(device_ctx *d, const hbs_xmss_params *p, uint64_t first, size_t count,
+                        const uint8_t *sk_prf, const uint8_t *root, const uint8_t *bytes,
+                        const uint8_t *off, const uint8_t *mlen, uint8_t *r_out, uint8_t *digits)
+{
+    xf_msg_args m;
+    memset(&m, 0, sizeof m);
+    m.bytes = bytes;
+    m.off = (const uint64_t *)off;
+    m.mlen = (const uint32_t *)mlen;
+    m.first = first;
+    m.count = (uint32_t)count;
+    m.len1 = p->len1;
+    m.len = p->len;
+    memcpy(m.sk_prf, sk_prf, 32);
+    memcpy(m.root, root, 32);
+    m.r = r_out;
+    m.digits = digits;
+    xf_messages_sha256<<<sfs_blocks(count), SFS_THREADS, 0, d->stream>>>(m);
+    hbs_memzero(&m, sizeof m);
+}
+
 static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk_seed,
-                      const uint8_t *pub_seed, std::vector<xtree> &trees, uint64_t tfirst0,
-                      size_t count, const uint32_t *leaf, const uint64_t *tree, const uint8_t *dig,
-                      uint8_t *sigs, size_t sb, size_t sig_at, sign_timer &tm)
+                      const uint8_t *sk_prf, const uint8_t *pub_seed, const uint8_t *root,
+                      std::vector<xtree> &trees, uint64_t tfirst0, uint64_t first, size_t count,
+                      const uint32_t *leaf, const uint64_t *tree, const uint8_t *dig,
+                      const uint8_t *const *msgs, const size_t *msglens, uint8_t *sigs,
+                      size_t sb, sign_timer &tm)
 {
     const unsigned H = p->tree_h;
     const size_t len = p->len, T = trees.size(), tn = ((size_t)2 << H) - 1;
+    const size_t sig_at = p->idx_bytes + 32; /* the bottom WOTS+ signature; r before it */
+    /* upload: layer[T], tree[T] (8-aligned), cap[T << H], room for the digits (the GPU
+     * writes them), the messages' offsets and lengths, their bytes */
     const size_t a_tree = (4 * T + 7) & ~(size_t)7, a_cap = a_tree + 8 * T,
-                 a_dig = a_cap + 4 * (T << H), up_len = a_dig + count * len;
-    const size_t sig_bytes = count * len * 32, node_bytes = T * tn * 32;
+                 a_dig = a_cap + 4 * (T << H), a_off = (a_dig + count * len + 7) & ~(size_t)7,
+                 a_mlen = a_off + 8 * count, a_msg = a_mlen + 4 * count;
+    std::vector<uint64_t> moff(dig ? 0 : count);
+    size_t mbytes = 0;
+    for (size_t i = 0; i < moff.size(); i++) {
+        moff[i] = mbytes;
+        mbytes += msglens[i];
+    }
+    const size_t up_len = a_msg + mbytes;
+    /* back: the bottom WOTS+ signatures, then each message's r */
+    const size_t sig_bytes = count * len * 32 + count * 32, node_bytes = T * tn * 32;
     uint64_t slice_trees = SFS_F_SLICE >> H;
     if (slice_trees == 0)
         slice_trees = 1;
@@ -299,7 +340,6 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
         (err = host_buf(d, SFS_F_NODES, node_bytes, (void **)&hnodes)) ||
         (err = host_buf(d, SFS_F_SIG, sig_bytes, (void **)&hsig)))
         return err;
-    /* upload: layer[T], tree[T] (8-aligned), cap[T << H], the bottom jobs' digits */
     int32_t *cap = (int32_t *)(hup + a_cap);
     for (size_t k = 0; k < T; k++) {
         ((uint32_t *)hup)[k] = trees[k].layer;
@@ -308,8 +348,22 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
     memset(cap, 0xff, 4 * (T << H));
     for (size_t i = 0; i < count; i++)
         cap[((size_t)(tree[i] - tfirst0) << H) + leaf[i]] = (int32_t)i;
-    memcpy(hup + a_dig, dig, count * len);
-    HBS_CUDA(cudaMemcpyAsync(dup, hup, up_len, cudaMemcpyHostToDevice, d->stream));
+    if (dig) { /* hashed by the host */
+        memcpy(hup + a_dig, dig, count * len);
+        HBS_CUDA(cudaMemcpyAsync(dup, hup, up_len, cudaMemcpyHostToDevice, d->stream));
+    } else {
+        for (size_t i = 0; i < count; i++) {
+            ((uint64_t *)(hup + a_off))[i] = moff[i];
+            ((uint32_t *)(hup + a_mlen))[i] = (uint32_t)msglens[i];
+        }
+        par_for(count, [&](size_t i) {
+            if (msglens[i])
+                memcpy(hup + a_msg + moff[i], msgs[i], msglens[i]);
+        });
+        HBS_CUDA(cudaMemcpyAsync(dup, hup, up_len, cudaMemcpyHostToDevice, d->stream));
+        xf_messages(d, p, first, count, sk_prf, root, dup + a_msg, dup + a_off, dup + a_mlen,
+                    dsig + count * len * 32, dup + a_dig);
+    }
     xf_args f;
     memset(&f, 0, sizeof f);
     memcpy(f.x.pub_seed, pub_seed, 32);
@@ -351,6 +405,8 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
         memcpy(trees[k].nodes.data(), hnodes + k * tn * 32, tn * 32);
     });
     par_for(count, [&](size_t i) {
+        if (!dig)
+            memcpy(sigs + i * sb + sig_at - 32, hsig + count * len * 32 + i * 32, 32);
         memcpy(sigs + i * sb + sig_at, hsig + i * len * 32, len * 32);
     });
     return HBS_OK;
@@ -414,26 +470,36 @@ static int xmss_batch(device_ctx *d, const hbs_leaf_engine *e, const uint8_t *st
              *J_leaf = (uint32_t *)(packed.data() + a_leaf);
     uint64_t *J_tree = (uint64_t *)(packed.data() + a_tree);
     uint8_t *J_dig = packed.data() + a_dig;
-    /* the messages' r, H_msg and digits, over the pool */
+    const bool fused = p->func == XMSS_FUNC_SHA256 && n == 32 && len <= XF_MAX_LEN &&
+                       fuse_enabled();
+    /* the messages' r, H_msg and digits, over the pool; the fused path hashes them on the
+     * GPU instead, unless they are too big to stage there */
+    bool gpu_msgs = fused;
+    size_t mtotal = 0;
+    for (size_t i = 0; i < count && gpu_msgs; i++) {
+        mtotal += msglens[i];
+        gpu_msgs = msglens[i] <= UINT32_MAX && mtotal <= SFS_F_MSG_BYTES;
+    }
     par_for(count, [&](size_t i) {
         const uint64_t G = first + i;
         uint8_t *s = sigs + i * sb, digest[XMSS_MAX_N];
         for (unsigned b = 0; b < p->idx_bytes; b++)
             s[b] = (uint8_t)(G >> (8 * (p->idx_bytes - 1 - b)));
-        hbs_xmss_prf_r(&c, s + p->idx_bytes, sk_prf, G);
-        hbs_xmss_hash_msg(&c, digest, s + p->idx_bytes, root, G, msgs[i], msglens[i]);
-        hbs_xmss_wots_digits(p, J_dig + i * len, digest);
+        if (!gpu_msgs) {
+            hbs_xmss_prf_r(&c, s + p->idx_bytes, sk_prf, G);
+            hbs_xmss_hash_msg(&c, digest, s + p->idx_bytes, root, G, msgs[i], msglens[i]);
+            hbs_xmss_wots_digits(p, J_dig + i * len, digest);
+        }
         J_layer[i] = 0;
         J_leaf[i] = (uint32_t)G & mask;
         J_tree[i] = G >> H;
     });
     tm.mark("messages");
-    const bool fused = p->func == XMSS_FUNC_SHA256 && n == 32 && len <= XF_MAX_LEN &&
-                       fuse_enabled();
     int err;
     if (fused)
-        err = xmss_fused(d, p, sk_seed, pub_seed, trees, tfirst[0], count, J_leaf, J_tree, J_dig,
-                         sigs, sb, p->idx_bytes + n, tm);
+        err = xmss_fused(d, p, sk_seed, sk_prf, pub_seed, root, trees, tfirst[0], first, count,
+                         J_leaf, J_tree, gpu_msgs ? nullptr : J_dig, msgs, msglens, sigs, sb,
+                         tm);
     else
         err = xmss_build(e, &c, p, sk_seed, pub_seed, trees);
     tm.mark(fused ? "copies" : "trees");

@@ -524,6 +524,17 @@ static void parse_items(std::vector<sfv_job> &jobs, std::vector<size_t> &on_host
     }
 }
 
+/* HBS_GPU_VERIFY_CHUNK=1024..65536 sets the items per chunk (for tuning on other GPUs). */
+static size_t chunk_items()
+{
+    static const size_t items = [] {
+        const char *v = getenv("HBS_GPU_VERIFY_CHUNK");
+        const long c = v ? atol(v) : 0;
+        return c >= 1024 && c <= 65536 ? (size_t)c : (size_t)SFV_CHUNK_ITEMS;
+    }();
+    return items;
+}
+
 static int verify_chunks(device_ctx *d, hbs_stateful_family family, int *results,
                          const uint8_t *const *sigs, const size_t *siglens,
                          const uint8_t *const *msgs, const size_t *msglens, size_t count,
@@ -546,8 +557,9 @@ static int verify_chunks(device_ctx *d, hbs_stateful_family family, int *results
         st[k].cap = 0;
     }
     size_t scratch_cap[2] = {0, 0};
-    for (size_t from = 0, c = 0; from < count; from += SFV_CHUNK_ITEMS, c++) {
-        const size_t to = std::min(count, from + (size_t)SFV_CHUNK_ITEMS);
+    const size_t chunk = chunk_items();
+    for (size_t from = 0, c = 0; from < count; from += chunk, c++) {
+        const size_t to = std::min(count, from + chunk);
         sfv_stage &s = st[c & 1];
         double t0 = sfv_timing::now();
         parse_items(jobs, on_host, family, results, sigs, siglens, msgs, msglens, pks, pklens,

@@ -173,30 +173,6 @@ __global__ void sfv_scatter(sfv_scratch w, uint32_t len, uint32_t buckets, uint3
 
 /* ---- XMSS / XMSS^MT ---- */
 
-/* H_msg(r || root || toByte(idx, n), M) = Hash(toByte(2, padlen) || r || root ||
- * toByte(idx, n) || M), n bytes. */
-template <int F>
-__device__ void xv_hash_msg(uint8_t *out, const xv_set &s, const uint8_t *r, const uint8_t *root,
-                            uint64_t idx, const uint8_t *msg, uint32_t mlen)
-{
-    typename stream_of<F>::type h;
-    uint8_t b[64];
-    h.init();
-    for (unsigned k = 0; k < s.padlen; k++)
-        b[k] = 0;
-    b[s.padlen - 1] = 2;
-    h.absorb(b, s.padlen);
-    h.absorb(r, s.n);
-    h.absorb(root, s.n);
-    for (unsigned k = 0; k < s.n; k++)
-        b[k] = 0;
-    for (unsigned k = 0; k < 8; k++)
-        b[s.n - 1 - k] = (uint8_t)(idx >> (8 * k));
-    h.absorb(b, s.n);
-    h.absorb(msg, mlen);
-    h.finish(out, s.n);
-}
-
 __device__ __forceinline__ void words_be(uint32_t *w, const uint8_t *b, unsigned nw)
 {
     for (unsigned k = 0; k < nw; k++)
@@ -254,8 +230,8 @@ __global__ void xv_start(xv_set s, sfv_jobs j, sfv_scratch w,
     if (t >= count)
         return;
     const uint8_t *pk = j.pk[t], *sig = j.sig[t];
-    xv_hash_msg<F>(w.node + (size_t)t * 64, s, sig + s.idx_bytes, pk + 4,
-                   sfv_index(sig, s.idx_bytes), j.msg[t], j.msg_len[t]);
+    xmss_hash_msg_dev<F>(w.node + (size_t)t * 64, s.n, s.padlen, sig + s.idx_bytes, pk + 4,
+                         sfv_index(sig, s.idx_bytes), j.msg[t], j.msg_len[t]);
     if constexpr (REG) {
         uint32_t m[16], st[8];
         for (int k = 0; k < 7; k++)
