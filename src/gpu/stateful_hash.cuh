@@ -240,28 +240,6 @@ __device__ void xmss_hash_msg_dev(uint8_t *out, unsigned n, unsigned padlen, con
     h.finish(out, n);
 }
 
-/* XMSS r = PRF(SK_PRF, toByte(idx, 32)) = Hash(toByte(3, padlen) || SK_PRF || toByte(idx,
- * 32)), n bytes (hbs_xmss_prf_r). The caller wipes r. */
-template <int F>
-__device__ void xmss_prf_r_dev(uint8_t *r, unsigned n, unsigned padlen, const uint8_t *sk_prf,
-                               uint64_t idx)
-{
-    typename stream_of<F>::type h;
-    uint8_t b[64];
-    h.init();
-    for (unsigned k = 0; k < padlen; k++)
-        b[k] = 0;
-    b[padlen - 1] = 3;
-    h.absorb(b, padlen);
-    h.absorb(sk_prf, n);
-    for (unsigned k = 0; k < 32; k++)
-        b[k] = 0;
-    for (unsigned k = 0; k < 8; k++)
-        b[31 - k] = (uint8_t)(idx >> (8 * k));
-    h.absorb(b, 32);
-    h.finish(r, n);
-}
-
 } // namespace hbs_gpu
 
 #endif

@@ -43,6 +43,7 @@
 #include "state/stateful_batch.h"
 extern "C" {
 #include "common/pool.h"
+#include "hash/hash.h"
 #include "lms/lmots.h"
 #include "lms/params.h"
 #include "xmss/internal.h"
@@ -292,8 +293,19 @@ static void xf_messages(device_ctx *d, const hbs_xmss_params *p, uint64_t first,
     m.count = (uint32_t)count;
     m.len1 = p->len1;
     m.len = p->len;
-    memcpy(m.sk_prf, sk_prf, 32);
-    memcpy(m.root, root, 32);
+    /* PRF's first block, toByte(3, 32) || SK_PRF, is the same for every message */
+    hbs_sha256_ctx c;
+    uint8_t blk[64];
+    memset(blk, 0, 32);
+    blk[31] = 3;
+    memcpy(blk + 32, sk_prf, 32);
+    hbs_sha256_init(&c);
+    hbs_sha256_compress(c.h, blk, 1);
+    memcpy(m.prf_mid, c.h, sizeof m.prf_mid);
+    for (int k = 0; k < 8; k++)
+        m.root[k] = sget32(root + 4 * k);
+    hbs_memzero(blk, sizeof blk);
+    hbs_memzero(&c, sizeof c);
     m.r = r_out;
     m.digits = digits;
     xf_messages_sha256<<<sfs_blocks(count), SFS_THREADS, 0, d->stream>>>(m);

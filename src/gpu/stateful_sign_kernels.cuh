@@ -183,16 +183,18 @@ __device__ __forceinline__ uint64_t xf_level(uint32_t h, uint32_t z)
 __device__ __forceinline__ uint64_t xf_tree_nodes(uint32_t h) { return ((uint64_t)2 << h) - 1; }
 
 /* The messages of a fused batch, hashed on the GPU (on the host they took a fifth of an
- * XMSS^MT batch): message i has index first + i; r = PRF(SK_PRF, idx) to r (i * 32), and
- * the WOTS+ digits of H_msg(r || root || idx, M) (hbs_xmss_wots_digits, w = 16) to digits
- * (i * len). */
+ * XMSS^MT batch): message i has index idx = first + i; r = PRF(SK_PRF, toByte(idx, 32)) to
+ * r (i * 32), and the WOTS+ digits of H_msg(r || root || toByte(idx, 32), M)
+ * (hbs_xmss_wots_digits, w = 16) to digits (i * len). SHA-256 with n = padlen = 32, word
+ * by word: PRF is one compression from prf_mid (the state after toByte(3, 32) || SK_PRF),
+ * H_msg two over toByte(2, 32) || r and root || toByte(idx, 32), then the message's. */
 struct xf_msg_args {
     const uint8_t *bytes;
     const uint64_t *off;
     const uint32_t *mlen;
     uint64_t first;
     uint32_t count, len1, len;
-    uint8_t sk_prf[32], root[32];
+    uint32_t prf_mid[8], root[8];
     uint8_t *r, *digits;
 };
 
@@ -202,15 +204,64 @@ __global__ void xf_messages_sha256(xf_msg_args m)
     if (t >= m.count)
         return;
     const uint64_t idx = m.first + t;
-    uint8_t r[32], dg[32];
-    xmss_prf_r_dev<SF_SHA256>(r, 32, 32, m.sk_prf, idx);
-    for (int k = 0; k < 32; k++)
-        m.r[(size_t)t * 32 + k] = r[k];
-    xmss_hash_msg_dev<SF_SHA256>(dg, 32, 32, r, m.root, idx, m.bytes + m.off[t], m.mlen[t]);
+    uint32_t r[8], st[8], w[16];
+#pragma unroll
+    for (int k = 0; k < 16; k++)
+        w[k] = 0;
+    w[6] = (uint32_t)(idx >> 32);
+    w[7] = (uint32_t)idx;
+    w[8] = 0x80000000u;
+    w[15] = 96 * 8;
+#pragma unroll
+    for (int k = 0; k < 8; k++)
+        r[k] = m.prf_mid[k];
+    sha256_compress(r, w);
+    sha256_iv(st);
+#pragma unroll
+    for (int k = 0; k < 8; k++) {
+        w[k] = 0;
+        w[8 + k] = r[k];
+    }
+    w[7] = 2;
+    sha256_compress(st, w);
+#pragma unroll
+    for (int k = 0; k < 8; k++) {
+        w[k] = m.root[k];
+        w[8 + k] = 0;
+    }
+    w[14] = (uint32_t)(idx >> 32);
+    w[15] = (uint32_t)idx;
+    sha256_compress(st, w);
+    /* the message, its 0x80 and the bit length of all 128 + mlen bytes */
+    const uint8_t *msg = m.bytes + m.off[t];
+    const uint32_t mlen = m.mlen[t];
+    const uint32_t blocks = (mlen + 9 + 63) / 64;
+    for (uint32_t b = 0; b < blocks; b++) {
+#pragma unroll
+        for (int k = 0; k < 16; k++) {
+            uint32_t v = 0;
+#pragma unroll
+            for (int q = 0; q < 4; q++) {
+                const uint32_t at = b * 64 + 4 * k + q;
+                const uint32_t byte = at < mlen ? msg[at] : at == mlen ? 0x80u : 0u;
+                v = v << 8 | byte;
+            }
+            w[k] = v;
+        }
+        if (b + 1 == blocks) {
+            const uint64_t bits = ((uint64_t)mlen + 128) * 8;
+            w[14] = (uint32_t)(bits >> 32);
+            w[15] = (uint32_t)bits;
+        }
+        sha256_compress(st, w);
+    }
+#pragma unroll
+    for (int k = 0; k < 8; k++)
+        put_be32(m.r + (size_t)t * 32 + 4 * k, r[k]);
     uint8_t *out = m.digits + (size_t)t * m.len;
     uint32_t csum = 0;
     for (uint32_t i = 0; i < m.len1; i++) {
-        const uint32_t d = (dg[i / 2] >> (i % 2 ? 0 : 4)) & 15;
+        const uint32_t d = (st[i / 8] >> (28 - 4 * (i % 8))) & 15;
         out[i] = (uint8_t)d;
         csum += 15 - d;
     }
