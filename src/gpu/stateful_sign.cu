@@ -274,10 +274,6 @@ static void xmss_auth(const xtree &t, unsigned H, size_t n, uint32_t leaf, uint8
         memcpy(out + z * n, xnode(t, H, n, z, (leaf >> z) ^ 1), n);
 }
 
-/* The fused path (SHA-256, n = 32): every tree of `trees` (the bottom layer's first, from
- * tree tfirst0 on) built on the GPU, leaves and inner nodes, with the count bottom WOTS+
- * signatures (job i: leaf leaf[i] of tree tree[i], digits dig + i * len) taken on the way and
- * written into place: sigs + i * sb + sig_at. The nodes come back into trees. */
 /* The fused batch's messages on the GPU: each one's r (to r_out, 32 bytes each) and the
  * digits its bottom WOTS+ signature signs (to digits), from the uploaded bytes. */
 static void xf_messages(device_ctx *d, const hbs_xmss_params *p, uint64_t first, size_t count,
@@ -312,6 +308,12 @@ static void xf_messages(device_ctx *d, const hbs_xmss_params *p, uint64_t first,
     hbs_memzero(&m, sizeof m);
 }
 
+/* The fused path (SHA-256, n = 32): every tree of `trees` (the bottom layer's first, from
+ * tree tfirst0 on) built on the GPU, leaves and inner nodes, with the count bottom WOTS+
+ * signatures (job i: message first + i, leaf leaf[i] of tree tree[i]) taken on the way and
+ * written into place after each signature's r. The digits they sign are dig + i * len (r
+ * already in place), or with dig null come from the messages, hashed on the GPU (r then
+ * written too). The nodes come back into trees. */
 static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk_seed,
                       const uint8_t *sk_prf, const uint8_t *pub_seed, const uint8_t *root,
                       std::vector<xtree> &trees, uint64_t tfirst0, uint64_t first, size_t count,
