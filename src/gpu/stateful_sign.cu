@@ -97,6 +97,13 @@ static void sput32(uint8_t *p, uint32_t v)
     p[3] = (uint8_t)v;
 }
 
+/* An XMSS signature's index: idx_bytes big-endian bytes of G. */
+static void xmss_put_idx(uint8_t *s, unsigned idx_bytes, uint64_t G)
+{
+    for (unsigned b = 0; b < idx_bytes; b++)
+        s[b] = (uint8_t)(G >> (8 * (idx_bytes - 1 - b)));
+}
+
 static unsigned sfs_blocks(uint64_t threads)
 {
     return (unsigned)((threads + SFS_THREADS - 1) / SFS_THREADS);
@@ -419,9 +426,12 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
         memcpy(trees[k].nodes.data(), hnodes + k * tn * 32, tn * 32);
     });
     par_for(count, [&](size_t i) {
-        if (!dig)
-            memcpy(sigs + i * sb + sig_at - 32, hsig + count * len * 32 + i * 32, 32);
-        memcpy(sigs + i * sb + sig_at, hsig + i * len * 32, len * 32);
+        uint8_t *s = sigs + i * sb;
+        if (!dig) {
+            xmss_put_idx(s, p->idx_bytes, first + i);
+            memcpy(s + sig_at - 32, hsig + count * len * 32 + i * 32, 32);
+        }
+        memcpy(s + sig_at, hsig + i * len * 32, len * 32);
     });
     return HBS_OK;
 }
@@ -496,10 +506,11 @@ static int xmss_batch(device_ctx *d, const hbs_leaf_engine *e, const uint8_t *st
     }
     par_for(count, [&](size_t i) {
         const uint64_t G = first + i;
-        uint8_t *s = sigs + i * sb, digest[XMSS_MAX_N];
-        for (unsigned b = 0; b < p->idx_bytes; b++)
-            s[b] = (uint8_t)(G >> (8 * (p->idx_bytes - 1 - b)));
         if (!gpu_msgs) {
+            /* (with the GPU's messages, the pass that copies r writes idx: one pass over
+             * the signatures' memory, not two) */
+            uint8_t *s = sigs + i * sb, digest[XMSS_MAX_N];
+            xmss_put_idx(s, p->idx_bytes, G);
             hbs_xmss_prf_r(&c, s + p->idx_bytes, sk_prf, G);
             hbs_xmss_hash_msg(&c, digest, s + p->idx_bytes, root, G, msgs[i], msglens[i]);
             hbs_xmss_wots_digits(p, J_dig + i * len, digest);
