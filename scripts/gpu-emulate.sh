@@ -7,8 +7,9 @@
 # CPU library (tests/gpu_emu/glue.cpp supplies the rest, leaves from the CPU). Then the GPU
 # tests run against it: gpu_stateful/verify_many and verify_device with LMS/HSS items on the
 # kernels and on the CPU verifier, gpu_stateful/sign_many with and without the fused
-# signing. It checks the kernels' logic and the host drivers without a GPU (not what only
-# the hardware or its compiler does).
+# signing, and fused with each L-tree kernel, with the messages hashed by the host and with
+# the trees built in groups. It checks the kernels' logic and the host drivers without a GPU
+# (not what only the hardware or its compiler does).
 # Environment: BUILD (default build-emu), HBS_VECTORS.
 set -eu
 cd "$(dirname "$0")/.."
@@ -52,6 +53,14 @@ for mode in default lms-on-cpu; do
 done
 echo "== emulated GPU batch signer =="
 "$emu/hbs_tests" gpu_stateful/sign_many gpu_stateful/sign_many_misuse || status=1
+for lt in levels serial; do
+    echo "== emulated GPU batch signer: HBS_GPU_LTREE=$lt =="
+    HBS_GPU_LTREE=$lt "$emu/hbs_tests" gpu_stateful/sign_many || status=1
+done
+echo "== emulated GPU batch signer: HBS_GPU_SIGN_HOST_MSGS=1 =="
+HBS_GPU_SIGN_HOST_MSGS=1 "$emu/hbs_tests" gpu_stateful/sign_many || status=1
+echo "== emulated GPU batch signer: HBS_GPU_SIGN_GROUPS=3 =="
+HBS_GPU_SIGN_GROUPS=3 "$emu/hbs_tests" gpu_stateful/sign_many || status=1
 echo "== emulated GPU batch signer: HBS_GPU_SIGN_FUSE=0 =="
 HBS_GPU_SIGN_FUSE=0 "$emu/hbs_tests" gpu_stateful/sign_many || status=1
 exit $status

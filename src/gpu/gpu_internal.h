@@ -40,6 +40,7 @@ struct device_ctx {
     int ordinal = 0;
     cudaStream_t stream = nullptr;
     cudaStream_t side = nullptr;            /* FORS runs here beside the hypertree */
+    cudaStream_t copy = nullptr;            /* results going back while kernels run */
     cudaEvent_t fork = nullptr, join = nullptr;
     cudaEvent_t staged[2] = {nullptr, nullptr}; /* halves of a double-buffered upload */
     std::mutex lock;

@@ -81,6 +81,7 @@ static int ensure_stream(device_ctx *d)
     if (!d->stream) {
         HBS_CUDA(cudaStreamCreateWithFlags(&d->stream, cudaStreamNonBlocking));
         HBS_CUDA(cudaStreamCreateWithFlags(&d->side, cudaStreamNonBlocking));
+        HBS_CUDA(cudaStreamCreateWithFlags(&d->copy, cudaStreamNonBlocking));
         HBS_CUDA(cudaEventCreateWithFlags(&d->fork, cudaEventDisableTiming));
         HBS_CUDA(cudaEventCreateWithFlags(&d->join, cudaEventDisableTiming));
         HBS_CUDA(cudaEventCreateWithFlags(&d->staged[0], cudaEventDisableTiming));
@@ -242,6 +243,8 @@ static void release_device(device_ctx *d)
         (void)cudaStreamSynchronize(d->stream);
     if (d->side)
         (void)cudaStreamSynchronize(d->side);
+    if (d->copy)
+        (void)cudaStreamSynchronize(d->copy);
     latency_release(d->ordinal);
     for (graph_slot &s : d->graphs) {
         if (s.exec)
@@ -271,11 +274,13 @@ static void release_device(device_ctx *d)
             (void)cudaEventDestroy(*e);
         *e = nullptr;
     }
+    if (d->copy)
+        (void)cudaStreamDestroy(d->copy);
     if (d->side)
         (void)cudaStreamDestroy(d->side);
     if (d->stream)
         (void)cudaStreamDestroy(d->stream);
-    d->side = d->stream = nullptr;
+    d->copy = d->side = d->stream = nullptr;
     (void)cudaGetLastError();
 }
 

@@ -54,7 +54,9 @@ namespace hbs_gpu {
 /* Pool slots of this file: staging of the jobs (host and device) and the chain outputs;
  * the fused XMSS path: its upload, the trees' nodes, chain ends, bottom signatures. */
 enum { SFS_HOST = 54, SFS_DEV_JOBS = 54, SFS_DEV_OUT = 55 };
-enum { SFS_F_UP = 56, SFS_F_NODES = 57, SFS_F_VALS = 58, SFS_F_SIG = 59 };
+enum { SFS_F_UP = 56, SFS_F_NODES = 57, SFS_F_VALS = 58, SFS_F_SIG = 59, SFS_F_LT = 60,
+       SFS_F_PREP = 61, SFS_F_JOBS = 62, SFS_F_OUT = 63, SFS_F_VALS2 = 64, SFS_F_LT2 = 65,
+       SFS_F_PREP2 = 66 };
 
 #define SFS_THREADS 256
 #define SFS_MAX_TREE_H 16
@@ -63,6 +65,13 @@ enum { SFS_F_UP = 56, SFS_F_NODES = 57, SFS_F_VALS = 58, SFS_F_SIG = 59 };
 /* Fused XMSS path: leaves per launch (2^18 leaves of chain ends: 575 MB), and below how many
  * leaves a launch gives each L-tree a block of threads (latency) rather than one thread. */
 #define SFS_F_SLICE ((uint64_t)1 << 18)
+/* The fused path builds the bottom layer's trees in up to this many groups, on two streams
+ * by turns, each group's signatures going back to the host while the next is built; batches
+ * of signatures under SFS_F_GROUP_MIN_BYTES in all are one group. */
+#define SFS_F_GROUPS 4
+#define SFS_F_GROUP_MIN_BYTES ((size_t)4 << 20)
+/* HBS_GPU_SIGN_GROUPS=N sets the groups (at most this many), whatever the batch's size. */
+#define SFS_F_GROUPS_MAX 16
 /* The fused path hashes the messages on the GPU when they are at most this many bytes in
  * all (staged through pinned memory); bigger batches of messages are hashed by the host. */
 #define SFS_F_MSG_BYTES ((size_t)64 << 20)
@@ -72,8 +81,29 @@ enum { SFS_F_UP = 56, SFS_F_NODES = 57, SFS_F_VALS = 58, SFS_F_SIG = 59 };
 #define SFS_LEVELS_BLOCK_H 12
 #endif
 #ifndef SFS_F_BLOCK_LTREE
-#define SFS_F_BLOCK_LTREE 16384
+#define SFS_F_BLOCK_LTREE 4096
 #endif
+/* From this many leaves a launch on, a thread per L-tree (enough of them to fill the GPU; the
+ * level-at-a-time kernels' scratch would be 4 KB a leaf); between the two, level at a time. */
+#ifndef SFS_F_SERIAL_LTREE
+#define SFS_F_SERIAL_LTREE ((uint64_t)1 << 17)
+#endif
+
+/* HBS_GPU_LTREE=serial|block|levels: the fused path's L-tree kernel, whatever the launch's
+ * size (for comparison); otherwise chosen by size. */
+enum lt_kind { LT_SERIAL, LT_BLOCK, LT_LEVELS };
+static lt_kind ltree_kind(uint64_t leaves)
+{
+    const char *v = getenv("HBS_GPU_LTREE");
+    if (v && strcmp(v, "serial") == 0)
+        return LT_SERIAL;
+    if (v && strcmp(v, "block") == 0)
+        return LT_BLOCK;
+    if (v && strcmp(v, "levels") == 0)
+        return LT_LEVELS;
+    return leaves < SFS_F_BLOCK_LTREE ? LT_BLOCK
+           : leaves < SFS_F_SERIAL_LTREE ? LT_LEVELS : LT_SERIAL;
+}
 
 /* HBS_GPU_SIGN_FUSE=0: the XMSS SHA-256 sets take the general path too (for comparison). */
 static bool fuse_enabled()
@@ -97,6 +127,12 @@ static void sput32(uint8_t *p, uint32_t v)
     p[3] = (uint8_t)v;
 }
 
+/* HBS_CUDA for code that must clean up: the error code (0 or HBS_ERR_GPU, recorded). */
+static int cuda_err(cudaError_t e, const char *what, int line)
+{
+    return e == cudaSuccess ? 0 : gpu_fail(__FILE__, line, what, e);
+}
+
 /* An XMSS signature's index: idx_bytes big-endian bytes of G. */
 static void xmss_put_idx(uint8_t *s, unsigned idx_bytes, uint64_t G)
 {
@@ -109,11 +145,24 @@ static unsigned sfs_blocks(uint64_t threads)
     return (unsigned)((threads + SFS_THREADS - 1) / SFS_THREADS);
 }
 
-/* f(i) for every i < count over the library's thread pool. */
+/* f(i) for every i < count over the library's thread pool, in at most 256 runs of
+ * consecutive i: the pool hands out items one atomic increment at a time, and with 16
+ * threads on one counter a trivial body cost about 100 ns an item (1.7 ms for 16,384). */
 template <typename F> static void par_for(size_t count, const F &f)
 {
+    struct run {
+        const F *f;
+        size_t count, per;
+    } r = {&f, count, count / 256 + 1};
     hbs_parallel_for(
-        count, [](void *arg, size_t i) { (*(const F *)arg)(i); }, (void *)&f);
+        (count + r.per - 1) / r.per,
+        [](void *arg, size_t c) {
+            const run *q = (const run *)arg;
+            const size_t end = (c + 1) * q->per < q->count ? (c + 1) * q->per : q->count;
+            for (size_t i = c * q->per; i < end; i++)
+                (*q->f)(i);
+        },
+        (void *)&r);
 }
 
 static double now_ms()
@@ -323,43 +372,79 @@ static void xf_messages(device_ctx *d, const hbs_xmss_params *p, uint64_t first,
  * written too). The nodes come back into trees. */
 static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk_seed,
                       const uint8_t *sk_prf, const uint8_t *pub_seed, const uint8_t *root,
-                      std::vector<xtree> &trees, uint64_t tfirst0, uint64_t first, size_t count,
+                      std::vector<xtree> &trees, const uint64_t *tfirst,
+                      const std::vector<size_t> &layer_at, uint64_t first, size_t count,
                       const uint32_t *leaf, const uint64_t *tree, const uint8_t *dig,
                       const uint8_t *const *msgs, const size_t *msglens, uint8_t *sigs,
                       size_t sb, sign_timer &tm)
 {
-    const unsigned H = p->tree_h;
+    const unsigned H = p->tree_h, D = p->d;
     const size_t len = p->len, T = trees.size(), tn = ((size_t)2 << H) - 1;
-    const size_t sig_at = p->idx_bytes + 32; /* the bottom WOTS+ signature; r before it */
+    const uint64_t tfirst0 = tfirst[0];
     /* upload: layer[T], tree[T] (8-aligned), cap[T << H], room for the digits (the GPU
-     * writes them), the messages' offsets and lengths, their bytes */
+     * writes them), the messages' offsets and lengths, their bytes (or, hashed by the host,
+     * their r) */
     const size_t a_tree = (4 * T + 7) & ~(size_t)7, a_cap = a_tree + 8 * T,
                  a_dig = a_cap + 4 * (T << H), a_off = (a_dig + count * len + 7) & ~(size_t)7,
-                 a_mlen = a_off + 8 * count, a_msg = a_mlen + 4 * count;
+                 a_mlen = a_off + 8 * count, a_msg = (a_mlen + 4 * count + 15) & ~(size_t)15;
     std::vector<uint64_t> moff(dig ? 0 : count);
     size_t mbytes = 0;
     for (size_t i = 0; i < moff.size(); i++) {
         moff[i] = mbytes;
         mbytes += msglens[i];
     }
-    const size_t up_len = a_msg + mbytes;
-    /* back: the bottom WOTS+ signatures, then each message's r */
-    const size_t sig_bytes = count * len * 32 + count * 32, node_bytes = T * tn * 32;
+    const size_t up_len = a_msg + (dig ? count * 32 : mbytes);
+    /* on the GPU: the bottom WOTS+ signatures, then each message's r; the upper jobs (one a
+     * tree below the top layer: positions, digits) and their signatures; the signatures */
+    const size_t sig_bytes = count * len * 32 + count * 32, node_bytes = T * tn * 32,
+                 nup = layer_at[D - 1], j_leaf = 4 * nup, j_tree = (8 * nup + 7) & ~(size_t)7,
+                 j_dig = j_tree + 8 * nup, j_sig = (j_dig + nup * len + 15) & ~(size_t)15,
+                 j_bytes = j_sig + nup * len * 32 + 8, out_bytes = count * sb;
     uint64_t slice_trees = SFS_F_SLICE >> H;
     if (slice_trees == 0)
         slice_trees = 1;
-    if (slice_trees > T)
-        slice_trees = T;
-    uint8_t *hup, *dup, *dnodes, *dvals, *dsig, *hnodes, *hsig;
+    /* the upper layers' trees (every signature needs them) on the side stream, beside the
+     * bottom layer's, which are built in groups on the two streams by turns: each group's
+     * signatures are put together and go back to the host while the next group is built */
+    const uint64_t nbottom = ((first + count - 1) >> H) - tfirst0 + 1; /* signed with */
+    size_t groups = out_bytes < SFS_F_GROUP_MIN_BYTES ? 1 : SFS_F_GROUPS;
+    if (const char *v = getenv("HBS_GPU_SIGN_GROUPS")) { /* to compare, and to test */
+        const long w = strtol(v, nullptr, 10);
+        groups = w < 1 ? 1 : w > SFS_F_GROUPS_MAX ? SFS_F_GROUPS_MAX : (size_t)w;
+    }
+    groups = groups < nbottom ? groups : nbottom;
+    /* the scratch of the biggest launch, one set per stream in use */
+    const uint64_t gsize = (nbottom + groups - 1) / groups, usize = T - nbottom;
+    uint64_t span = gsize > usize ? gsize : usize;
+    span = span < slice_trees ? span : slice_trees;
+    const bool two = groups > 1 || usize > 0;
+    auto kind = [&](uint64_t trees_in) {
+        return ltree_kind((trees_in < slice_trees ? trees_in : slice_trees) << H);
+    };
+    const bool need_lt = kind(gsize) == LT_LEVELS || (usize && kind(usize) == LT_LEVELS) ||
+                         (groups > 1 && kind(nbottom / groups) == LT_LEVELS);
+    uint8_t *hup, *dup, *dnodes, *dvals[2] = {nullptr, nullptr}, *dsig, *hnodes, *djobs, *dout,
+            *hout;
+    uint32_t *dlt[2] = {nullptr, nullptr}, *dprep[2] = {nullptr, nullptr};
+    const uint32_t lt_s = xf_lt_stride((uint32_t)len), lt_u = xf_lt_upper((uint32_t)len);
+    const size_t vals_b = (span << H) * len * 32, lt_b = (span << H) * lt_s * 32,
+                 prep_b = (span << H) * lt_u * 96 + 96;
     int err;
     std::lock_guard<std::mutex> g(d->lock);
     if ((err = host_buf(d, SFS_F_UP, up_len, (void **)&hup)) ||
         (err = dev_buf(d, SFS_F_UP, up_len, (void **)&dup)) ||
         (err = dev_buf(d, SFS_F_NODES, node_bytes, (void **)&dnodes)) ||
-        (err = dev_buf(d, SFS_F_VALS, (slice_trees << H) * len * 32, (void **)&dvals)) ||
+        (err = dev_buf(d, SFS_F_VALS, vals_b, (void **)&dvals[0])) ||
+        (two && (err = dev_buf(d, SFS_F_VALS2, vals_b, (void **)&dvals[1]))) ||
+        (need_lt && (err = dev_buf(d, SFS_F_LT, lt_b, (void **)&dlt[0]))) ||
+        (need_lt && (err = dev_buf(d, SFS_F_PREP, prep_b, (void **)&dprep[0]))) ||
+        (need_lt && two && (err = dev_buf(d, SFS_F_LT2, lt_b, (void **)&dlt[1]))) ||
+        (need_lt && two && (err = dev_buf(d, SFS_F_PREP2, prep_b, (void **)&dprep[1]))) ||
         (err = dev_buf(d, SFS_F_SIG, sig_bytes, (void **)&dsig)) ||
+        (err = dev_buf(d, SFS_F_JOBS, j_bytes, (void **)&djobs)) ||
+        (err = dev_buf(d, SFS_F_OUT, out_bytes, (void **)&dout)) ||
         (err = host_buf(d, SFS_F_NODES, node_bytes, (void **)&hnodes)) ||
-        (err = host_buf(d, SFS_F_SIG, sig_bytes, (void **)&hsig)))
+        (err = host_buf(d, SFS_F_OUT, out_bytes, (void **)&hout)))
         return err;
     int32_t *cap = (int32_t *)(hup + a_cap);
     for (size_t k = 0; k < T; k++) {
@@ -369,8 +454,11 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
     memset(cap, 0xff, 4 * (T << H));
     for (size_t i = 0; i < count; i++)
         cap[((size_t)(tree[i] - tfirst0) << H) + leaf[i]] = (int32_t)i;
-    if (dig) { /* hashed by the host */
+    if (dig) { /* hashed by the host: the digits, and r from the signatures */
         memcpy(hup + a_dig, dig, count * len);
+        par_for(count, [&](size_t i) {
+            memcpy(hup + a_msg + i * 32, sigs + i * sb + p->idx_bytes, 32);
+        });
         HBS_CUDA(cudaMemcpyAsync(dup, hup, up_len, cudaMemcpyHostToDevice, d->stream));
     } else {
         for (size_t i = 0; i < count; i++) {
@@ -398,42 +486,155 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
     f.digits = dup + a_dig;
     f.sig = dsig;
     f.h = H;
-    for (uint64_t k0 = 0; k0 < T; k0 += slice_trees) {
-        const uint64_t m = T - k0 < slice_trees ? T - k0 : slice_trees;
-        f.k0 = (uint32_t)k0;
-        f.leaves = m << H;
-        xf_chains_sha256<<<sfs_blocks(f.leaves * len), SFS_THREADS, 0, d->stream>>>(f, dvals);
-        if (f.leaves >= SFS_F_BLOCK_LTREE)
-            xf_ltree_serial_sha256<<<sfs_blocks(f.leaves), SFS_THREADS, 0, d->stream>>>(f, dvals, dnodes);
-        else
-            xf_ltree_block_sha256<<<(unsigned)f.leaves, 64, 0, d->stream>>>(f, dvals, dnodes);
+    xf_asm_args a;
+    memset(&a, 0, sizeof a);
+    a.nodes = dnodes;
+    a.wots0 = dsig;
+    a.r = dig ? dup + a_msg : dsig + count * len * 32;
+    a.upper = djobs + j_sig;
+    a.out = dout;
+    a.first = first;
+    for (unsigned j = 0; j < D; j++) {
+        a.tfirst[j] = tfirst[j];
+        a.layer_at[j] = (uint32_t)layer_at[j];
     }
-    f.k0 = 0;
-    if (H <= SFS_LEVELS_BLOCK_H)
-        xf_levels_block_sha256<<<(unsigned)T, 512, 0, d->stream>>>(f, (uint32_t)T, dnodes);
-    else
-        for (unsigned z = 1; z <= H; z++)
-            xf_level_sha256<<<sfs_blocks((uint64_t)T << (H - z)), SFS_THREADS, 0, d->stream>>>(f, (uint32_t)T, z, dnodes);
-    hbs_memzero(&f, sizeof f);
-    HBS_CUDA(cudaGetLastError());
-    HBS_CUDA(cudaMemcpyAsync(hnodes, dnodes, node_bytes, cudaMemcpyDeviceToHost, d->stream));
-    HBS_CUDA(cudaMemcpyAsync(hsig, dsig, sig_bytes, cudaMemcpyDeviceToHost, d->stream));
-    HBS_CUDA(cudaStreamSynchronize(d->stream));
-    tm.mark("gpu trees+signatures");
-    /* under the lock still: the pinned buffers are the pool's */
-    par_for(T, [&](size_t k) {
-        trees[k].nodes.resize(tn * 32);
-        memcpy(trees[k].nodes.data(), hnodes + k * tn * 32, tn * 32);
-    });
-    par_for(count, [&](size_t i) {
-        uint8_t *s = sigs + i * sb;
-        if (!dig) {
-            xmss_put_idx(s, p->idx_bytes, first + i);
-            memcpy(s + sig_at - 32, hsig + count * len * 32 + i * 32, 32);
+    a.sb = (uint32_t)sb;
+    a.idx_bytes = p->idx_bytes;
+    a.len = (uint32_t)len;
+    a.h = H;
+    a.d = D;
+    /* trees [ka, kb) on stream st with scratch set q: leaves and L-trees a slice at a time,
+     * then the inner levels; then the upper jobs of those below the top layer */
+    auto build = [&](uint64_t ka, uint64_t kb, cudaStream_t st, int q) {
+        for (uint64_t k0 = ka; k0 < kb; k0 += slice_trees) {
+            const uint64_t m = kb - k0 < slice_trees ? kb - k0 : slice_trees;
+            f.k0 = (uint32_t)k0;
+            f.leaves = m << H;
+            xf_chains_sha256<<<sfs_blocks(f.leaves * len), SFS_THREADS, 0, st>>>(f, dvals[q]);
+            const lt_kind lt = kind(m);
+            if (lt == LT_SERIAL) {
+                xf_ltree_serial_sha256<<<sfs_blocks(f.leaves), SFS_THREADS, 0, st>>>(f, dvals[q], dnodes);
+            } else if (lt == LT_BLOCK) {
+                xf_ltree_block_sha256<<<(unsigned)f.leaves, 64, 0, st>>>(f, dvals[q], dnodes);
+            } else {
+                /* level 0 from the chain ends into dlt, then back and forth with dvals */
+                uint32_t *in = dlt[q], *out = (uint32_t *)dvals[q];
+                xf_ltree_l0_sha256<<<sfs_blocks(f.leaves * lt_s), SFS_THREADS, 0, st>>>(f, dvals[q], dlt[q], dprep[q], dnodes);
+                uint32_t l = lt_s, u0 = 0;
+                while (l > 1) {
+                    xf_ltree_up_sha256<<<sfs_blocks(f.leaves * (l / 2 + (l & 1))), SFS_THREADS, 0, st>>>(f, in, out, dprep[q], l, u0, dnodes);
+                    u0 += l / 2;
+                    l -= l / 2;
+                    uint32_t *tmp = in;
+                    in = out;
+                    out = tmp;
+                }
+            }
         }
-        memcpy(s + sig_at, hsig + i * len * 32, len * 32);
-    });
-    return HBS_OK;
+        f.k0 = (uint32_t)ka;
+        if (H <= SFS_LEVELS_BLOCK_H)
+            xf_levels_block_sha256<<<(unsigned)(kb - ka), 512, 0, st>>>(f, (uint32_t)(kb - ka), dnodes);
+        else
+            for (unsigned z = 1; z <= H; z++)
+                xf_level_sha256<<<sfs_blocks((kb - ka) << (H - z)), SFS_THREADS, 0, st>>>(f, (uint32_t)(kb - ka), z, dnodes);
+        const uint64_t ke = kb < nup ? kb : nup; /* the roots that upper jobs sign */
+        if (ka < ke) {
+            xf_up_args u;
+            u.nodes = dnodes;
+            u.layer = f.layer;
+            u.tree = f.tree;
+            u.job_layer = (uint32_t *)djobs;
+            u.job_leaf = (uint32_t *)(djobs + j_leaf);
+            u.job_tree = (uint64_t *)(djobs + j_tree);
+            u.job_digits = djobs + j_dig;
+            u.k0 = (uint32_t)ka;
+            u.njobs = (uint32_t)(ke - ka);
+            u.h = H;
+            u.len1 = p->len1;
+            u.len = (uint32_t)len;
+            xf_upper_jobs<<<sfs_blocks(ke - ka), SFS_THREADS, 0, st>>>(u);
+            xs_jobs j;
+            j.layer = u.job_layer + ka;
+            j.leaf = u.job_leaf + ka;
+            j.tree = u.job_tree + ka;
+            j.digits = u.job_digits + ka * len;
+            xmss_wots_sign_sha256<<<sfs_blocks((ke - ka) * len), SFS_THREADS, 0, st>>>(f.x, j, u.njobs, djobs + j_sig + ka * len * 32);
+        }
+    };
+    cudaStream_t st[2] = {d->stream, d->side};
+    /* events: 0 the upload (and messages) done, 1 the upper trees, 2 the nodes back, then per
+     * group its signatures put together and back */
+    cudaEvent_t ev[3 + 2 * SFS_F_GROUPS_MAX];
+    size_t made = 0;
+    for (; made < 3 + 2 * groups; made++)
+        if ((err = cuda_err(cudaEventCreateWithFlags(&ev[made], cudaEventDisableTiming),
+                            "cudaEventCreateWithFlags", __LINE__)))
+            break;
+    /* signature i's bottom tree is tree[i] - tfirst0: the first signature of group g */
+    auto sig_at = [&](size_t g) -> size_t {
+        const uint64_t G = (tfirst0 + nbottom * g / groups) << H;
+        return g == groups ? count : G <= first ? 0 : (size_t)(G - first);
+    };
+    if (!err && !(err = cuda_err(cudaEventRecord(ev[0], st[0]), "cudaEventRecord", __LINE__)) &&
+        usize && !(err = cuda_err(cudaStreamWaitEvent(st[1], ev[0], 0), "cudaStreamWaitEvent", __LINE__)))
+        build(nbottom, T, st[1], 1);
+    if (!err)
+        err = cuda_err(cudaEventRecord(ev[1], st[1]), "cudaEventRecord", __LINE__);
+    for (size_t g = 0; g < groups && !err; g++) {
+        cudaStream_t s = st[g & 1];
+        if (g == 1 && (err = cuda_err(cudaStreamWaitEvent(s, ev[0], 0), "cudaStreamWaitEvent", __LINE__)))
+            break;
+        build(nbottom * g / groups, nbottom * (g + 1) / groups, s, (int)(g & 1));
+        a.i0 = (uint32_t)sig_at(g);
+        a.count = (uint32_t)(sig_at(g + 1) - a.i0);
+        if ((err = cuda_err(cudaStreamWaitEvent(s, ev[1], 0), "cudaStreamWaitEvent", __LINE__)))
+            break;
+        if (a.count)
+            xf_assemble<<<a.count, 128, 0, s>>>(a);
+        if ((err = cuda_err(cudaGetLastError(), "kernel launch", __LINE__)) ||
+            (err = cuda_err(cudaEventRecord(ev[3 + 2 * g], s), "cudaEventRecord", __LINE__)) ||
+            (err = cuda_err(cudaStreamWaitEvent(d->copy, ev[3 + 2 * g], 0), "cudaStreamWaitEvent", __LINE__)) ||
+            (err = cuda_err(cudaMemcpyAsync(hout + (size_t)a.i0 * sb, dout + (size_t)a.i0 * sb,
+                                            (size_t)a.count * sb, cudaMemcpyDeviceToHost, d->copy),
+                            "cudaMemcpyAsync", __LINE__)) ||
+            (err = cuda_err(cudaEventRecord(ev[4 + 2 * g], d->copy), "cudaEventRecord", __LINE__)))
+            break;
+    }
+    const cudaEvent_t ev_nodes = ev[2];
+    hbs_memzero(&f, sizeof f);
+    /* the nodes once every group is built (the copy stream has waited for all of them) */
+    if (!err &&
+        !(err = cuda_err(cudaMemcpyAsync(hnodes, dnodes, node_bytes, cudaMemcpyDeviceToHost,
+                                         d->copy),
+                         "cudaMemcpyAsync", __LINE__)))
+        err = cuda_err(cudaEventRecord(ev_nodes, d->copy), "cudaEventRecord", __LINE__);
+    /* each group's signatures into the caller's memory as they arrive */
+    for (size_t g = 0; g < groups && !err; g++) {
+        if ((err = cuda_err(cudaEventSynchronize(ev[4 + 2 * g]), "cudaEventSynchronize", __LINE__)))
+            break;
+        if (g == 0)
+            tm.mark("gpu (first group)");
+        const size_t a0 = sig_at(g) * sb, a1 = sig_at(g + 1) * sb;
+        const size_t step = (size_t)1 << 20, parts = (a1 - a0 + step - 1) / step;
+        par_for(parts, [&](size_t q) {
+            const size_t b0 = a0 + q * step, b1 = b0 + step < a1 ? b0 + step : a1;
+            memcpy(sigs + b0, hout + b0, b1 - b0);
+        });
+    }
+    if (!err && !(err = cuda_err(cudaEventSynchronize(ev_nodes), "cudaEventSynchronize", __LINE__)))
+        /* under the lock still: the pinned buffers are the pool's */
+        par_for(T, [&](size_t k) {
+            trees[k].nodes.resize(tn * 32);
+            memcpy(trees[k].nodes.data(), hnodes + k * tn * 32, tn * 32);
+        });
+    if (err) {
+        cudaStreamSynchronize(d->stream);
+        cudaStreamSynchronize(d->side);
+        cudaStreamSynchronize(d->copy);
+    }
+    for (size_t c = 0; c < made; c++)
+        cudaEventDestroy(ev[c]);
+    return err;
 }
 
 static int xmss_batch(device_ctx *d, const hbs_leaf_engine *e, const uint8_t *st, size_t stlen,
@@ -479,6 +680,22 @@ static int xmss_batch(device_ctx *d, const hbs_leaf_engine *e, const uint8_t *st
             trees.push_back(x);
         }
     }
+    /* the trees the key's traversal state needs at the next index: without them the batch's
+     * end has the GPU build the next bottom tree alone, after the batch (1 ms of an XMSS^MT
+     * batch of 16,384 on the H200); here they are built beside the batch's own (at the end
+     * of the list: they are not signed with) */
+    const uint64_t next = first + count;
+    if (D > 1 && (p->h >= 64 || next < ((uint64_t)1 << p->h)))
+        for (unsigned j = 0; j < D; j++) {
+            const unsigned sh = H * (j + 1);
+            const uint64_t t = sh >= 64 ? 0 : next >> sh;
+            if (t > tlast[j]) {
+                xtree x;
+                x.layer = j;
+                x.tree = t;
+                trees.push_back(x);
+            }
+        }
     /* the jobs: one per message (bottom), then one per tree below the top */
     size_t nupper = 0;
     std::vector<size_t> upper_at(D, 0);
@@ -495,10 +712,12 @@ static int xmss_batch(device_ctx *d, const hbs_leaf_engine *e, const uint8_t *st
     uint64_t *J_tree = (uint64_t *)(packed.data() + a_tree);
     uint8_t *J_dig = packed.data() + a_dig;
     const bool fused = p->func == XMSS_FUNC_SHA256 && n == 32 && len <= XF_MAX_LEN &&
-                       fuse_enabled();
+                       D <= XF_MAX_D && sb <= XF_MAX_SIG && fuse_enabled();
     /* the messages' r, H_msg and digits, over the pool; the fused path hashes them on the
-     * GPU instead, unless they are too big to stage there */
-    bool gpu_msgs = fused;
+     * GPU instead, unless they are too big to stage there (or HBS_GPU_SIGN_HOST_MSGS=1 has
+     * the host hash them, to compare) */
+    const char *hm = getenv("HBS_GPU_SIGN_HOST_MSGS");
+    bool gpu_msgs = fused && !(hm && strcmp(hm, "1") == 0);
     size_t mtotal = 0;
     for (size_t i = 0; i < count && gpu_msgs; i++) {
         mtotal += msglens[i];
@@ -522,12 +741,16 @@ static int xmss_batch(device_ctx *d, const hbs_leaf_engine *e, const uint8_t *st
     tm.mark("messages");
     int err;
     if (fused)
-        err = xmss_fused(d, p, sk_seed, sk_prf, pub_seed, root, trees, tfirst[0], first, count,
-                         J_leaf, J_tree, gpu_msgs ? nullptr : J_dig, msgs, msglens, sigs, sb,
-                         tm);
+        err = xmss_fused(d, p, sk_seed, sk_prf, pub_seed, root, trees, tfirst, layer_at, first,
+                         count, J_leaf, J_tree, gpu_msgs ? nullptr : J_dig, msgs, msglens,
+                         sigs, sb, tm);
     else
         err = xmss_build(e, &c, p, sk_seed, pub_seed, trees);
     tm.mark(fused ? "copies" : "trees");
+    if (fused) { /* the signatures are whole */
+        hbs_xmss_ctx_wipe(&c);
+        return err;
+    }
     for (unsigned j = 1; j < D && !err; j++) {
         size_t job = upper_at[j];
         for (size_t k = layer_at[j - 1]; k < layer_at[j - 1] + (tlast[j - 1] - tfirst[j - 1] + 1);
@@ -539,10 +762,8 @@ static int xmss_batch(device_ctx *d, const hbs_leaf_engine *e, const uint8_t *st
             J_tree[job] = below.tree >> H;
         }
     }
-    /* the one-time signatures still to make: all, or (fused) the upper layers' */
-    const size_t j0 = fused ? count : 0;
     std::vector<uint8_t> ots;
-    if (!err && njobs > j0) {
+    if (!err && njobs) {
         xmss_args x;
         memset(&x, 0, sizeof x);
         memcpy(x.pub_seed, pub_seed, n);
@@ -550,15 +771,15 @@ static int xmss_batch(device_ctx *d, const hbs_leaf_engine *e, const uint8_t *st
         x.n = (uint32_t)n;
         x.padlen = p->padlen;
         x.len = (uint32_t)len;
-        ots.resize((njobs - j0) * len * n);
-        const uint32_t nj = (uint32_t)(njobs - j0);
+        ots.resize(njobs * len * n);
+        const uint32_t nj = (uint32_t)njobs;
         err = run_jobs(d, packed.data(), total, ots.size(), ots.data(),
                        [&](uint8_t *dj, uint8_t *dout) {
                            xs_jobs j;
-                           j.layer = (const uint32_t *)(dj + a_layer) + j0;
-                           j.leaf = (const uint32_t *)(dj + a_leaf) + j0;
-                           j.tree = (const uint64_t *)(dj + a_tree) + j0;
-                           j.digits = dj + a_dig + j0 * len;
+                           j.layer = (const uint32_t *)(dj + a_layer);
+                           j.leaf = (const uint32_t *)(dj + a_leaf);
+                           j.tree = (const uint64_t *)(dj + a_tree);
+                           j.digits = dj + a_dig;
                            const unsigned b = sfs_blocks((uint64_t)nj * len);
                            if (p->func == XMSS_FUNC_SHA256 && n == 32)
                                xmss_wots_sign_sha256<<<b, SFS_THREADS, 0, d->stream>>>(x, j, nj, dout);
@@ -583,8 +804,7 @@ static int xmss_batch(device_ctx *d, const hbs_leaf_engine *e, const uint8_t *st
                 const uint64_t below = j * H >= 64 ? 0 : G >> (j * H); /* this layer's leaf */
                 const uint64_t tree = below >> H;
                 const size_t job = j == 0 ? i : upper_at[j] + (size_t)(below - tfirst[j - 1]);
-                if (job >= j0)
-                    memcpy(s, ots.data() + (job - j0) * len * n, len * n);
+                memcpy(s, ots.data() + job * len * n, len * n);
                 xmss_auth(trees[layer_at[j] + (size_t)(tree - tfirst[j])], H, n,
                           (uint32_t)below & mask, s + len * n);
                 s += (len + H) * n;

@@ -198,6 +198,21 @@ struct xf_msg_args {
     uint8_t *r, *digits;
 };
 
+/* The WOTS+ digits (w = 16, n = 32: len1 = 64 and three checksum digits) of the 32-byte
+ * value whose big-endian words are v (hbs_xmss_wots_digits). */
+__device__ __forceinline__ void xf_digits(const uint32_t v[8], uint32_t len1, uint8_t *out)
+{
+    uint32_t csum = 0;
+    for (uint32_t i = 0; i < len1; i++) {
+        const uint32_t d = (v[i / 8] >> (28 - 4 * (i % 8))) & 15;
+        out[i] = (uint8_t)d;
+        csum += 15 - d;
+    }
+    out[len1] = (uint8_t)((csum >> 8) & 15);
+    out[len1 + 1] = (uint8_t)((csum >> 4) & 15);
+    out[len1 + 2] = (uint8_t)(csum & 15);
+}
+
 __global__ void xf_messages_sha256(xf_msg_args m)
 {
     const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
@@ -258,16 +273,7 @@ __global__ void xf_messages_sha256(xf_msg_args m)
 #pragma unroll
     for (int k = 0; k < 8; k++)
         put_be32(m.r + (size_t)t * 32 + 4 * k, r[k]);
-    uint8_t *out = m.digits + (size_t)t * m.len;
-    uint32_t csum = 0;
-    for (uint32_t i = 0; i < m.len1; i++) {
-        const uint32_t d = (st[i / 8] >> (28 - 4 * (i % 8))) & 15;
-        out[i] = (uint8_t)d;
-        csum += 15 - d;
-    }
-    out[m.len1] = (uint8_t)((csum >> 8) & 15);
-    out[m.len1 + 1] = (uint8_t)((csum >> 4) & 15);
-    out[m.len1 + 2] = (uint8_t)(csum & 15);
+    xf_digits(st, m.len1, m.digits + (size_t)t * m.len);
 }
 
 /* One thread per chain: secret, 15 steps, the end to vals (leaf-major); the value after the
@@ -409,7 +415,132 @@ __global__ void xf_ltree_block_sha256(xf_args f, const uint8_t *vals, uint8_t *n
     }
 }
 
-/* Level z (>= 1) of ntrees trees from level z - 1: one thread per node. */
+/* The L-trees of a launch a level at a time, a thread per node of the level over all its
+ * leaves: between the serial kernel (a thread per leaf: a launch of 17,408 leaves is 4 warps
+ * an SM, and ncu has it at a quarter of the SM's throughput) and the block kernel (most lanes
+ * idle on the narrow levels). An L-tree has no more H calls above level 0 than on it, so
+ * level 0's thread i also computes the address-only part (x256_h_prep) of upper call i: the
+ * upper levels then cost two serial compressions a node. Nodes between levels are words,
+ * xf_lt_stride(len) a leaf; prep holds 24 words (st1, bm0, bm1) per upper call. */
+__host__ __device__ __forceinline__ uint32_t xf_lt_stride(uint32_t len) { return (len + 1) / 2; }
+__host__ __device__ __forceinline__ uint32_t xf_lt_upper(uint32_t len) { return len - 1 - len / 2; }
+
+__device__ __forceinline__ void xf_lt_addr(const xf_args &f, uint64_t g, uint32_t a[8])
+{
+    const uint32_t k = f.k0 + (uint32_t)(g >> f.h);
+    a[0] = f.layer[k];
+    a[1] = (uint32_t)(f.tree[k] >> 32);
+    a[2] = (uint32_t)f.tree[k];
+    a[3] = 1;
+    a[4] = (uint32_t)(g & ((1u << f.h) - 1));
+    a[5] = 0;
+    a[6] = 0;
+    a[7] = 0;
+}
+
+/* The finished L-tree root: leaf g of its tree, into the nodes' level 0 (bytes). */
+__device__ __forceinline__ void xf_lt_leaf(const xf_args &f, uint64_t g, const uint32_t v[8],
+                                           uint8_t *nodes)
+{
+    const uint64_t k = f.k0 + (g >> f.h);
+    uint8_t *leaf = nodes + (k * xf_tree_nodes(f.h) + (g & ((1u << f.h) - 1))) * 32;
+    for (int b = 0; b < 8; b++)
+        put_be32(leaf + 4 * b, v[b]);
+}
+
+__global__ void xf_ltree_l0_sha256(xf_args f, const uint8_t *vals, uint32_t *out,
+                                   uint32_t *prep, uint8_t *nodes)
+{
+    __shared__ x256_mid mid;
+    const uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (threadIdx.x == 0)
+        x256_midstates(&mid, f.x);
+    __syncthreads();
+    const uint32_t len = f.x.len, P = len / 2, S = xf_lt_stride(len), U = xf_lt_upper(len);
+    if (t >= f.leaves * S)
+        return;
+    const uint64_t g = t / S;
+    const uint32_t i = (uint32_t)(t % S);
+    const uint8_t *src = vals + g * len * 32;
+    uint32_t *dst = out + (g * S + i) * 8;
+    if (i == P) { /* len odd: the last chain end moves up unchanged */
+        for (int b = 0; b < 8; b++)
+            dst[b] = be32(src + (len - 1) * 32 + 4 * b);
+        return;
+    }
+    uint32_t a[8], pm[8], lv[8], rv[8], res[8];
+    for (int b = 0; b < 8; b++) {
+        pm[b] = mid.prf[b];
+        lv[b] = be32(src + 2 * i * 32 + 4 * b);
+        rv[b] = be32(src + (2 * i + 1) * 32 + 4 * b);
+    }
+    xf_lt_addr(f, g, a);
+    a[6] = i;
+    x256_h(res, pm, a, lv, rv);
+    if (len == 2)
+        xf_lt_leaf(f, g, res, nodes);
+    else
+        for (int b = 0; b < 8; b++)
+            dst[b] = res[b];
+    if (i >= U)
+        return;
+    /* upper call P + i: its height and index there */
+    uint32_t l = len, base = 0, height = 0;
+    while (P + i >= base + l / 2) {
+        base += l / 2;
+        l -= l / 2;
+        height++;
+    }
+    uint32_t st1[8], bm0[8], bm1[8];
+    xf_lt_addr(f, g, a);
+    a[5] = height;
+    a[6] = P + i - base;
+    x256_h_prep(st1, bm0, bm1, pm, a);
+    uint32_t *pp = prep + (g * U + i) * 24;
+    for (int b = 0; b < 8; b++) {
+        pp[b] = st1[b];
+        pp[8 + b] = bm0[b];
+        pp[16 + b] = bm1[b];
+    }
+}
+
+/* One upper level: l nodes a leaf in `in` to l / 2 + (l & 1) in `out` (the root to the
+ * tree's nodes when l is 2); their calls' preps from upper call u0 on. */
+__global__ void xf_ltree_up_sha256(xf_args f, const uint32_t *in, uint32_t *out,
+                                   const uint32_t *prep, uint32_t l, uint32_t u0, uint8_t *nodes)
+{
+    const uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    const uint32_t len = f.x.len, S = xf_lt_stride(len), U = xf_lt_upper(len),
+                   P = l / 2, W = P + (l & 1);
+    if (t >= f.leaves * W)
+        return;
+    const uint64_t g = t / W;
+    const uint32_t i = (uint32_t)(t % W);
+    const uint32_t *src = in + g * S * 8;
+    uint32_t *dst = out + (g * S + i) * 8;
+    if (i == P) {
+        for (int b = 0; b < 8; b++)
+            dst[b] = src[(l - 1) * 8 + b];
+        return;
+    }
+    const uint32_t *pp = prep + (g * U + u0 + i) * 24;
+    uint32_t lv[8], rv[8], st1[8], bm0[8], bm1[8], res[8];
+    for (int b = 0; b < 8; b++) {
+        lv[b] = src[2 * i * 8 + b];
+        rv[b] = src[(2 * i + 1) * 8 + b];
+        st1[b] = pp[b];
+        bm0[b] = pp[8 + b];
+        bm1[b] = pp[16 + b];
+    }
+    x256_h_data(res, st1, bm0, bm1, lv, rv);
+    if (l == 2)
+        xf_lt_leaf(f, g, res, nodes);
+    else
+        for (int b = 0; b < 8; b++)
+            dst[b] = res[b];
+}
+
+/* Level z (>= 1) of ntrees trees (from f.k0 on) from level z - 1: one thread per node. */
 __global__ void xf_level_sha256(xf_args f, uint32_t ntrees, uint32_t z, uint8_t *nodes)
 {
     __shared__ x256_mid mid;
@@ -420,7 +551,7 @@ __global__ void xf_level_sha256(xf_args f, uint32_t ntrees, uint32_t z, uint8_t 
     const uint32_t per_log = f.h - z;
     if (t >= ((uint64_t)ntrees << per_log))
         return;
-    const uint32_t k = (uint32_t)(t >> per_log), idx = (uint32_t)(t & ((1u << per_log) - 1));
+    const uint32_t k = f.k0 + (uint32_t)(t >> per_log), idx = (uint32_t)(t & ((1u << per_log) - 1));
     uint8_t *base = nodes + (uint64_t)k * xf_tree_nodes(f.h) * 32;
     const uint8_t *below = base + (xf_level(f.h, z - 1) + 2 * (uint64_t)idx) * 32;
     uint8_t *out = base + (xf_level(f.h, z) + idx) * 32;
@@ -443,12 +574,13 @@ __global__ void xf_level_sha256(xf_args f, uint32_t ntrees, uint32_t z, uint8_t 
         put_be32(out + 4 * b, res[b]);
 }
 
-/* Every level of small trees in one launch: a block per tree, a level at a time. */
+/* Every level of small trees (ntrees from f.k0 on) in one launch: a block per tree, a
+ * level at a time. */
 __global__ void __launch_bounds__(512) xf_levels_block_sha256(xf_args f, uint32_t ntrees, uint8_t *nodes)
 {
     __shared__ x256_mid mid;
-    const uint32_t k = blockIdx.x, tid = threadIdx.x;
-    if (k >= ntrees)
+    const uint32_t k = f.k0 + blockIdx.x, tid = threadIdx.x;
+    if (blockIdx.x >= ntrees)
         return;
     if (tid == 0)
         x256_midstates(&mid, f.x);
@@ -479,6 +611,109 @@ __global__ void __launch_bounds__(512) xf_levels_block_sha256(xf_args f, uint32_
         }
         __syncthreads();
     }
+}
+
+/* ---- the fused batch's signatures put together on the GPU ----
+ * Trees are in batch order: every touched tree of layer 0, then of layer 1, and so on. Each
+ * tree below the top layer gets its root signed by its parent's leaf (an upper job, in tree
+ * order); then each signature is written whole, so that one copy brings it to the host. */
+#define XF_MAX_D 12
+/* The longest signature of a fused set: XMSSMT-SHA2_60/12_256's 27,683 bytes. */
+#define XF_MAX_SIG 27712
+
+struct xf_up_args {
+    const uint8_t *nodes;
+    const uint32_t *layer; /* per tree */
+    const uint64_t *tree;
+    uint32_t *job_layer, *job_leaf;
+    uint64_t *job_tree;
+    uint8_t *job_digits;
+    uint32_t k0, njobs, h, len1, len; /* the jobs of trees k0 .. k0 + njobs - 1 */
+};
+
+/* A thread per upper job: its position and the digits of the root it signs. */
+__global__ void xf_upper_jobs(xf_up_args u)
+{
+    const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x, k = u.k0 + t;
+    if (t >= u.njobs)
+        return;
+    const uint8_t *root = u.nodes + ((uint64_t)k * xf_tree_nodes(u.h) + xf_level(u.h, u.h)) * 32;
+    uint32_t v[8];
+    for (int b = 0; b < 8; b++)
+        v[b] = be32(root + 4 * b);
+    xf_digits(v, u.len1, u.job_digits + (uint64_t)k * u.len);
+    u.job_layer[k] = u.layer[k] + 1;
+    u.job_leaf[k] = (uint32_t)(u.tree[k] & ((1u << u.h) - 1));
+    u.job_tree[k] = u.tree[k] >> u.h;
+}
+
+struct xf_asm_args {
+    const uint8_t *nodes;
+    const uint8_t *wots0; /* the bottom one-time signatures, message-major */
+    const uint8_t *r;     /* each message's r */
+    const uint8_t *upper; /* the upper jobs' one-time signatures */
+    uint8_t *out;         /* sb bytes a signature */
+    uint64_t first, tfirst[XF_MAX_D];
+    uint32_t layer_at[XF_MAX_D];
+    uint32_t i0, count, sb, idx_bytes, len, h, d; /* signatures i0 .. i0 + count - 1 */
+};
+
+/* A block per signature: each thread gathers 32-byte pieces (r, a chain value, an
+ * authentication node; the index goes with r) into shared memory, idx || r || per layer,
+ * WOTS+ signature || authentication path; then the block writes the signature out in
+ * consecutive words (a thread a piece, written straight to its unaligned place, took 0.75 ms
+ * for 16,384 XMSS^MT signatures on the H200). */
+__global__ void xf_assemble(xf_asm_args a)
+{
+    __shared__ uint8_t sig[XF_MAX_SIG];
+    if (blockIdx.x >= a.count)
+        return;
+    const uint32_t per = 1 + a.d * (a.len + a.h);
+    const uint64_t i = a.i0 + blockIdx.x, G = a.first + i;
+    for (uint32_t s = threadIdx.x; s < per; s += blockDim.x) {
+        uint8_t *dst = sig;
+        const uint8_t *src;
+        if (s == 0) {
+            for (uint32_t b = 0; b < a.idx_bytes; b++)
+                dst[b] = (uint8_t)(G >> (8 * (a.idx_bytes - 1 - b)));
+            dst += a.idx_bytes;
+            src = a.r + i * 32;
+        } else {
+            const uint32_t j = (s - 1) / (a.len + a.h), u = (s - 1) % (a.len + a.h);
+            const uint64_t below = j * a.h >= 64 ? 0 : G >> (j * a.h); /* this layer's leaf */
+            dst += a.idx_bytes + 32 + (s - 1) * 32;
+            if (u < a.len) {
+                src = j == 0 ? a.wots0 + (i * a.len + u) * 32
+                             : a.upper + ((a.layer_at[j - 1] + (below - a.tfirst[j - 1])) * a.len + u) * 32;
+            } else {
+                const uint32_t z = u - a.len;
+                const uint64_t k = a.layer_at[j] + ((below >> a.h) - a.tfirst[j]),
+                               leaf = below & ((1u << a.h) - 1);
+                src = a.nodes + (k * xf_tree_nodes(a.h) + xf_level(a.h, z) + ((leaf >> z) ^ 1)) * 32;
+            }
+        }
+        const uint32_t *s32 = reinterpret_cast<const uint32_t *>(src); /* 4-aligned */
+        for (int k = 0; k < 8; k++) {
+            const uint32_t w = s32[k]; /* little-endian: memory order */
+            for (int b = 0; b < 4; b++)
+                dst[4 * k + b] = (uint8_t)(w >> (8 * b));
+        }
+    }
+    __syncthreads();
+    /* out: the bytes before the first aligned word, the words, the bytes after */
+    uint8_t *out = a.out + i * a.sb;
+    const uint32_t head = (uint32_t)((4 - ((uintptr_t)out & 3)) & 3) < a.sb
+                              ? (uint32_t)((4 - ((uintptr_t)out & 3)) & 3) : a.sb,
+                   words = (a.sb - head) / 4;
+    for (uint32_t b = threadIdx.x; b < head; b += blockDim.x)
+        out[b] = sig[b];
+    uint32_t *ow = reinterpret_cast<uint32_t *>(out + head);
+    for (uint32_t k = threadIdx.x; k < words; k += blockDim.x) {
+        const uint8_t *q = sig + head + 4 * k;
+        ow[k] = (uint32_t)q[0] | (uint32_t)q[1] << 8 | (uint32_t)q[2] << 16 | (uint32_t)q[3] << 24;
+    }
+    for (uint32_t b = head + 4 * words + threadIdx.x; b < a.sb; b += blockDim.x)
+        out[b] = sig[b];
 }
 
 /* ---- LMS with SHA-256: one tree per launch, the bottom signatures on the way ----

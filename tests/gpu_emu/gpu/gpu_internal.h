@@ -18,6 +18,17 @@ static inline int cudaMemcpyAsync(void *d, const void *s, size_t n, int, cudaStr
     return 0;
 }
 static inline int cudaStreamSynchronize(cudaStream_t) { return 0; }
+typedef int cudaEvent_t;
+enum { cudaEventDisableTiming = 2 };
+static inline int cudaEventCreateWithFlags(cudaEvent_t *e, unsigned)
+{
+    *e = 1;
+    return 0;
+}
+static inline int cudaEventRecord(cudaEvent_t, cudaStream_t) { return 0; }
+static inline int cudaEventSynchronize(cudaEvent_t) { return 0; }
+static inline int cudaStreamWaitEvent(cudaStream_t, cudaEvent_t, unsigned) { return 0; }
+static inline int cudaEventDestroy(cudaEvent_t) { return 0; }
 static inline int cudaGetLastError() { return 0; }
 static inline int cudaSetDevice(int) { return 0; }
 
@@ -37,7 +48,7 @@ struct pool_buf {
 };
 struct device_ctx {
     int ordinal = 0;
-    cudaStream_t stream = nullptr, side = nullptr;
+    cudaStream_t stream = nullptr, side = nullptr, copy = nullptr;
     std::mutex lock;
     std::vector<pool_buf> dev, host;
 };
