@@ -56,7 +56,7 @@ namespace hbs_gpu {
 enum { SFS_HOST = 54, SFS_DEV_JOBS = 54, SFS_DEV_OUT = 55 };
 enum { SFS_F_UP = 56, SFS_F_NODES = 57, SFS_F_VALS = 58, SFS_F_SIG = 59, SFS_F_LT = 60,
        SFS_F_PREP = 61, SFS_F_JOBS = 62, SFS_F_OUT = 63, SFS_F_VALS2 = 64, SFS_F_LT2 = 65,
-       SFS_F_PREP2 = 66 };
+       SFS_F_PREP2 = 66, SFS_F_LVPREP = 67, SFS_F_LVPREP2 = 68, SFS_F_UPPREP = 69 };
 
 #define SFS_THREADS 256
 #define SFS_MAX_TREE_H 16
@@ -428,7 +428,11 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
     uint32_t *dlt[2] = {nullptr, nullptr}, *dprep[2] = {nullptr, nullptr};
     const uint32_t lt_s = xf_lt_stride((uint32_t)len), lt_u = xf_lt_upper((uint32_t)len);
     const size_t vals_b = (span << H) * len * 32, lt_b = (span << H) * lt_s * 32,
-                 prep_b = (span << H) * lt_u * 96 + 96;
+                 prep_b = (span << H) * lt_u * 96 + 96,
+                 lvp_b = H <= SFS_LEVELS_BLOCK_H /* a launch's trees, however many */
+                             ? (gsize > usize ? gsize : usize) * (((size_t)1 << H) - 1) * 96 + 96
+                             : 0;
+    uint32_t *dlvp[2] = {nullptr, nullptr}, *dupp = nullptr;
     int err;
     std::lock_guard<std::mutex> g(d->lock);
     if ((err = host_buf(d, SFS_F_UP, up_len, (void **)&hup)) ||
@@ -440,8 +444,11 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
         (need_lt && (err = dev_buf(d, SFS_F_PREP, prep_b, (void **)&dprep[0]))) ||
         (need_lt && two && (err = dev_buf(d, SFS_F_LT2, lt_b, (void **)&dlt[1]))) ||
         (need_lt && two && (err = dev_buf(d, SFS_F_PREP2, prep_b, (void **)&dprep[1]))) ||
+        (lvp_b && (err = dev_buf(d, SFS_F_LVPREP, lvp_b, (void **)&dlvp[0]))) ||
+        (lvp_b && two && (err = dev_buf(d, SFS_F_LVPREP2, lvp_b, (void **)&dlvp[1]))) ||
         (err = dev_buf(d, SFS_F_SIG, sig_bytes, (void **)&dsig)) ||
         (err = dev_buf(d, SFS_F_JOBS, j_bytes, (void **)&djobs)) ||
+        (err = dev_buf(d, SFS_F_UPPREP, nup * len * 15 * 64 + 64, (void **)&dupp)) ||
         (err = dev_buf(d, SFS_F_OUT, out_bytes, (void **)&dout)) ||
         (err = host_buf(d, SFS_F_NODES, node_bytes, (void **)&hnodes)) ||
         (err = host_buf(d, SFS_F_OUT, out_bytes, (void **)&hout)))
@@ -506,6 +513,9 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
     /* trees [ka, kb) on stream st with scratch set q: leaves and L-trees a slice at a time,
      * then the inner levels; then the upper jobs of those below the top layer */
     auto build = [&](uint64_t ka, uint64_t kb, cudaStream_t st, int q) {
+        const uint64_t ke = kb < nup ? kb : nup; /* the roots that upper jobs sign */
+        if (ka < ke)
+            xf_upper_prep<<<sfs_blocks((ke - ka) * len * 15), SFS_THREADS, 0, st>>>(f, (uint32_t)ka, (uint32_t)(ke - ka), dupp + ka * len * 15 * 16);
         for (uint64_t k0 = ka; k0 < kb; k0 += slice_trees) {
             const uint64_t m = kb - k0 < slice_trees ? kb - k0 : slice_trees;
             f.k0 = (uint32_t)k0;
@@ -532,12 +542,13 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
             }
         }
         f.k0 = (uint32_t)ka;
-        if (H <= SFS_LEVELS_BLOCK_H)
-            xf_levels_block_sha256<<<(unsigned)(kb - ka), 512, 0, st>>>(f, (uint32_t)(kb - ka), dnodes);
-        else
+        if (H <= SFS_LEVELS_BLOCK_H) {
+            xf_levels_prep_sha256<<<sfs_blocks((kb - ka) * ((1u << H) - 1)), SFS_THREADS, 0, st>>>(f, (uint32_t)(kb - ka), dlvp[q]);
+            xf_levels_block_sha256<<<(unsigned)(kb - ka), 512, 0, st>>>(f, (uint32_t)(kb - ka), dnodes, dlvp[q]);
+        } else {
             for (unsigned z = 1; z <= H; z++)
                 xf_level_sha256<<<sfs_blocks((kb - ka) << (H - z)), SFS_THREADS, 0, st>>>(f, (uint32_t)(kb - ka), z, dnodes);
-        const uint64_t ke = kb < nup ? kb : nup; /* the roots that upper jobs sign */
+        }
         if (ka < ke) {
             xf_up_args u;
             u.nodes = dnodes;
@@ -554,11 +565,11 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
             u.len = (uint32_t)len;
             xf_upper_jobs<<<sfs_blocks(ke - ka), SFS_THREADS, 0, st>>>(u);
             xs_jobs j;
-            j.layer = u.job_layer + ka;
-            j.leaf = u.job_leaf + ka;
-            j.tree = u.job_tree + ka;
-            j.digits = u.job_digits + ka * len;
-            xmss_wots_sign_sha256<<<sfs_blocks((ke - ka) * len), SFS_THREADS, 0, st>>>(f.x, j, u.njobs, djobs + j_sig + ka * len * 32);
+            j.layer = u.job_layer;
+            j.leaf = u.job_leaf;
+            j.tree = u.job_tree;
+            j.digits = u.job_digits;
+            xf_upper_sign<<<sfs_blocks((ke - ka) * len), SFS_THREADS, 0, st>>>(f, j, (uint32_t)ka, u.njobs, dupp + ka * len * 15 * 16, djobs + j_sig + ka * len * 32);
         }
     };
     cudaStream_t st[2] = {d->stream, d->side};

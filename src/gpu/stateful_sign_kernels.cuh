@@ -574,38 +574,72 @@ __global__ void xf_level_sha256(xf_args f, uint32_t ntrees, uint32_t z, uint8_t 
         put_be32(out + 4 * b, res[b]);
 }
 
-/* Every level of small trees (ntrees from f.k0 on) in one launch: a block per tree, a
- * level at a time. */
-__global__ void __launch_bounds__(512) xf_levels_block_sha256(xf_args f, uint32_t ntrees, uint8_t *nodes)
+/* The address-only part of every inner node's H (x256_h_prep: st1, bm0, bm1, 24 words) of
+ * ntrees trees from f.k0 on, to prep ((2^h - 1) * 24 words a tree, level by level): a
+ * thread a node, over the whole GPU (inside the levels kernel below, one SM did all of a
+ * tree's: 0.22 ms for ten levels on the H200). */
+__global__ void xf_levels_prep_sha256(xf_args f, uint32_t ntrees, uint32_t *prep)
 {
     __shared__ x256_mid mid;
+    const uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (threadIdx.x == 0)
+        x256_midstates(&mid, f.x);
+    __syncthreads();
+    const uint32_t inner = (1u << f.h) - 1;
+    if (t >= (uint64_t)ntrees * inner)
+        return;
+    const uint32_t k = f.k0 + (uint32_t)(t / inner);
+    uint32_t z = 1, idx = (uint32_t)(t % inner), cnt = 1u << (f.h - 1);
+    while (idx >= cnt) {
+        idx -= cnt;
+        cnt >>= 1;
+        z++;
+    }
+    uint32_t a[8], pm[8], st1[8], bm0[8], bm1[8];
+    for (int b = 0; b < 8; b++)
+        pm[b] = mid.prf[b];
+    a[0] = f.layer[k];
+    a[1] = (uint32_t)(f.tree[k] >> 32);
+    a[2] = (uint32_t)f.tree[k];
+    a[3] = 2;
+    a[4] = 0;
+    a[5] = z - 1;
+    a[6] = idx;
+    a[7] = 0;
+    x256_h_prep(st1, bm0, bm1, pm, a);
+    uint32_t *o = prep + t * 24;
+    for (int b = 0; b < 8; b++) {
+        o[b] = st1[b];
+        o[8 + b] = bm0[b];
+        o[16 + b] = bm1[b];
+    }
+}
+
+/* Every level of small trees (ntrees from f.k0 on) in one launch: a block per tree, a level
+ * at a time, two serial compressions a node from xf_levels_prep_sha256's prep. */
+__global__ void __launch_bounds__(512) xf_levels_block_sha256(xf_args f, uint32_t ntrees,
+                                                              uint8_t *nodes, uint32_t *prep)
+{
     const uint32_t k = f.k0 + blockIdx.x, tid = threadIdx.x;
     if (blockIdx.x >= ntrees)
         return;
-    if (tid == 0)
-        x256_midstates(&mid, f.x);
-    __syncthreads();
+    const uint32_t inner = (1u << f.h) - 1;
     uint8_t *base = nodes + (uint64_t)k * xf_tree_nodes(f.h) * 32;
-    uint32_t a[8], pm[8], lv[8], rv[8], res[8];
-    for (int b = 0; b < 8; b++)
-        pm[b] = mid.prf[b];
-    for (uint32_t z = 1; z <= f.h; z++) {
+    const uint32_t *pp = prep + (uint64_t)blockIdx.x * inner * 24;
+    uint32_t lv[8], rv[8], res[8], st1[8], bm0[8], bm1[8];
+    for (uint32_t z = 1, q0 = 0; z <= f.h; q0 += 1u << (f.h - z), z++) {
         const uint8_t *below = base + xf_level(f.h, z - 1) * 32;
         uint8_t *at = base + xf_level(f.h, z) * 32;
         for (uint32_t idx = tid; idx < (1u << (f.h - z)); idx += blockDim.x) {
+            const uint32_t *q = pp + (q0 + idx) * 24;
             for (int b = 0; b < 8; b++) {
                 lv[b] = be32(below + 2 * (uint64_t)idx * 32 + 4 * b);
                 rv[b] = be32(below + (2 * (uint64_t)idx + 1) * 32 + 4 * b);
+                st1[b] = q[b];
+                bm0[b] = q[8 + b];
+                bm1[b] = q[16 + b];
             }
-            a[0] = f.layer[k];
-            a[1] = (uint32_t)(f.tree[k] >> 32);
-            a[2] = (uint32_t)f.tree[k];
-            a[3] = 2;
-            a[4] = 0;
-            a[5] = z - 1;
-            a[6] = idx;
-            a[7] = 0;
-            x256_h(res, pm, a, lv, rv);
+            x256_h_data(res, st1, bm0, bm1, lv, rv);
             for (int b = 0; b < 8; b++)
                 put_be32(at + (uint64_t)idx * 32 + 4 * b, res[b]);
         }
@@ -645,6 +679,92 @@ __global__ void xf_upper_jobs(xf_up_args u)
     u.job_layer[k] = u.layer[k] + 1;
     u.job_leaf[k] = (uint32_t)(u.tree[k] & ((1u << u.h) - 1));
     u.job_tree[k] = u.tree[k] >> u.h;
+}
+
+/* The upper jobs' chains, in two launches: the address-only part of F (x256_f_prep: st1 and
+ * bm, 16 words) of every step each chain might take, for the trees [k0, k0 + njobs) before
+ * they are built (a job's position is its tree's); then, once the roots are signed into
+ * digits, each chain alone with one serial compression a step (a thread a chain doing all
+ * four took 0.25 ms on the H200 for 17 jobs: latency alone). */
+__global__ void xf_upper_prep(xf_args f, uint32_t k0, uint32_t njobs, uint32_t *prep)
+{
+    __shared__ x256_mid mid;
+    const uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (threadIdx.x == 0)
+        x256_midstates(&mid, f.x);
+    __syncthreads();
+    if (t >= (uint64_t)njobs * f.x.len * 15)
+        return;
+    const uint32_t k = k0 + (uint32_t)(t / (f.x.len * 15)),
+                   i = (uint32_t)(t / 15 % f.x.len), s = (uint32_t)(t % 15);
+    uint32_t a[8], pm[8], st1[8], bm[8];
+    for (int b = 0; b < 8; b++)
+        pm[b] = mid.prf[b];
+    const uint64_t tr = f.tree[k];
+    a[0] = f.layer[k] + 1;
+    a[1] = (uint32_t)(tr >> f.h >> 32);
+    a[2] = (uint32_t)(tr >> f.h);
+    a[3] = 0;
+    a[4] = (uint32_t)(tr & ((1u << f.h) - 1));
+    a[5] = i;
+    a[6] = s;
+    a[7] = 0;
+    x256_f_prep(st1, bm, pm, a);
+    uint32_t *o = prep + t * 16;
+    for (int b = 0; b < 8; b++) {
+        o[b] = st1[b];
+        o[8 + b] = bm[b];
+    }
+}
+
+/* A thread per chain of the upper jobs of trees [k0, k0 + njobs): the secret, then its
+ * digit's steps from prep (job-relative, as xf_upper_prep wrote it); out by job, k0 first. */
+__global__ void xf_upper_sign(xf_args f, xs_jobs j, uint32_t k0, uint32_t njobs,
+                              const uint32_t *prep, uint8_t *out)
+{
+    __shared__ x256_mid mid;
+    const uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (threadIdx.x == 0)
+        x256_midstates(&mid, f.x);
+    __syncthreads();
+    if (t >= (uint64_t)njobs * f.x.len)
+        return;
+    const uint32_t k = k0 + (uint32_t)(t / f.x.len), i = (uint32_t)(t % f.x.len);
+    uint32_t a[8], v[8], w[16];
+    a[0] = j.layer[k];
+    a[1] = (uint32_t)(j.tree[k] >> 32);
+    a[2] = (uint32_t)j.tree[k];
+    a[3] = 0;
+    a[4] = j.leaf[k];
+    a[5] = i;
+    a[6] = 0;
+    a[7] = 0;
+#pragma unroll
+    for (int b = 0; b < 8; b++) {
+        w[b] = be32(f.x.pub_seed + 4 * b);
+        w[8 + b] = a[b];
+        v[b] = mid.keygen[b];
+    }
+    x256_compress<true>(v, w);
+    w[0] = 0x80000000u;
+#pragma unroll
+    for (int b = 1; b < 15; b++)
+        w[b] = 0;
+    w[15] = 1024;
+    x256_compress<true>(v, w);
+    const uint32_t steps = j.digits[(uint64_t)k * f.x.len + i];
+    const uint32_t *q = prep + t * 15 * 16;
+#pragma unroll 1
+    for (uint32_t s = 0; s < steps; s++) {
+        uint32_t st1[8], bm[8];
+        for (int b = 0; b < 8; b++) {
+            st1[b] = q[s * 16 + b];
+            bm[b] = q[s * 16 + 8 + b];
+        }
+        x256_f_data<true>(v, st1, bm);
+    }
+    for (int b = 0; b < 8; b++)
+        put_be32(out + t * 32 + 4 * b, v[b]);
 }
 
 struct xf_asm_args {
