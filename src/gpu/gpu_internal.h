@@ -36,6 +36,17 @@ struct graph_slot {
 };
 
 /* One GPU's pooled buffers; `lock` serialises the calls that use it. */
+/* A public tree kept on the GPU between batches (the top layer of an XMSS^MT key: every
+ * batch of that key needs it): its nodes, keyed by a digest of the key's public values and
+ * the tree's place. */
+struct tree_entry {
+    uint8_t id[32] = {0};
+    uint32_t layer = 0;
+    uint64_t tree = 0, used = 0;
+    void *p = nullptr;
+    size_t bytes = 0;
+};
+
 struct device_ctx {
     int ordinal = 0;
     cudaStream_t stream = nullptr;
@@ -48,6 +59,8 @@ struct device_ctx {
     uint64_t gen = 1;        /* bumped whenever a device buffer moves */
     graph_slot graphs[32];
     size_t mem_total = 0;
+    std::vector<tree_entry> tree_cache;
+    uint64_t tree_tick = 0;
 };
 
 /* The GPUs in use (the chosen set, or every visible one); empty without a GPU. */

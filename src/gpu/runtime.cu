@@ -265,6 +265,10 @@ static void release_device(device_ctx *d)
         }
         b = pool_buf();
     }
+    for (tree_entry &t : d->tree_cache)
+        if (t.p)
+            (void)cudaFree(t.p);
+    d->tree_cache.clear();
     d->dev.clear();
     d->host.clear();
     d->gen++;

@@ -127,6 +127,78 @@ static void sput32(uint8_t *p, uint32_t v)
     p[3] = (uint8_t)v;
 }
 
+/* ---- the top layer's trees kept between batches (HBS_GPU_TREE_CACHE=0: not kept) ---- */
+#define SFS_TREE_CACHE_MAX 8
+
+static bool tree_cache_on()
+{
+    const char *v = getenv("HBS_GPU_TREE_CACHE");
+    return !(v && strcmp(v, "0") == 0);
+}
+
+/* The key's identity for the cache: its public values only. */
+static void tree_cache_id(uint8_t id[32], const hbs_xmss_params *p, const uint8_t *pub_seed,
+                          const uint8_t *root)
+{
+    static const char tag[] = "hbs gpu tree cache v1";
+    uint8_t m[sizeof tag + 5 + 2 * 64];
+    size_t at = sizeof tag;
+    memcpy(m, tag, sizeof tag);
+    sput32(m + at, p->oid);
+    m[at + 4] = p->mt;
+    at += 5;
+    memcpy(m + at, pub_seed, p->n);
+    memcpy(m + at + p->n, root, p->n);
+    hbs_sha256(id, m, at + 2 * (size_t)p->n);
+}
+
+static tree_entry *tree_cache_find(device_ctx *d, const uint8_t id[32], uint32_t layer,
+                                   uint64_t tree, size_t bytes, uint64_t tick)
+{
+    for (tree_entry &t : d->tree_cache)
+        if (t.p && t.layer == layer && t.tree == tree && t.bytes == bytes &&
+            memcmp(t.id, id, 32) == 0) {
+            t.used = tick;
+            return &t;
+        }
+    return nullptr;
+}
+
+/* A place for a new entry (before anything is launched: freeing memory waits for the
+ * device), taking the least recently used one when full, never one this call uses; null
+ * when there is none to be had. */
+static tree_entry *tree_cache_slot(device_ctx *d, const uint8_t id[32], uint32_t layer,
+                                   uint64_t tree, size_t bytes, uint64_t tick)
+{
+    tree_entry *e = nullptr;
+    if (d->tree_cache.size() < SFS_TREE_CACHE_MAX) {
+        d->tree_cache.emplace_back();
+        e = &d->tree_cache.back();
+    } else {
+        for (tree_entry &t : d->tree_cache)
+            if (t.used != tick && (!e || t.used < e->used))
+                e = &t;
+        if (!e)
+            return nullptr;
+    }
+    if (e->p && e->bytes != bytes) {
+        cudaFree(e->p);
+        e->p = nullptr;
+    }
+    if (!e->p && cudaMalloc(&e->p, bytes) != cudaSuccess) {
+        (void)cudaGetLastError();
+        e->p = nullptr;
+        e->bytes = 0;
+        return nullptr;
+    }
+    memcpy(e->id, id, 32);
+    e->layer = layer;
+    e->tree = tree;
+    e->bytes = bytes;
+    e->used = tick;
+    return e;
+}
+
 /* HBS_CUDA for code that must clean up: the error code (0 or HBS_ERR_GPU, recorded). */
 static int cuda_err(cudaError_t e, const char *what, int line)
 {
@@ -544,7 +616,11 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
         f.k0 = (uint32_t)ka;
         if (H <= SFS_LEVELS_BLOCK_H) {
             xf_levels_prep_sha256<<<sfs_blocks((kb - ka) * ((1u << H) - 1)), SFS_THREADS, 0, st>>>(f, (uint32_t)(kb - ka), dlvp[q]);
-            xf_levels_block_sha256<<<(unsigned)(kb - ka), 512, 0, st>>>(f, (uint32_t)(kb - ka), dnodes, dlvp[q]);
+            /* the lower half of the levels a block per subtree, then the upper half */
+            const unsigned zm = H / 2 > 0 ? H / 2 : H;
+            xf_levels_block_sha256<<<(unsigned)((kb - ka) << (H - zm)), zm > 1 ? 1u << (zm - 1) : 1u, 0, st>>>(f, (uint32_t)(kb - ka), dnodes, dlvp[q], 1, zm);
+            if (zm < H)
+                xf_levels_block_sha256<<<(unsigned)(kb - ka), H - zm > 6 ? 512u : 32u, 0, st>>>(f, (uint32_t)(kb - ka), dnodes, dlvp[q], zm + 1, H);
         } else {
             for (unsigned z = 1; z <= H; z++)
                 xf_level_sha256<<<sfs_blocks((kb - ka) << (H - z)), SFS_THREADS, 0, st>>>(f, (uint32_t)(kb - ka), z, dnodes);
@@ -586,9 +662,41 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
         const uint64_t G = (tfirst0 + nbottom * g / groups) << H;
         return g == groups ? count : G <= first ? 0 : (size_t)(G - first);
     };
+    /* the top layer's trees from the cache where it has them, the others built (in runs)
+     * and kept for the next batch; before anything runs, the new entries' memory */
+    std::vector<tree_entry *> hit(T, nullptr), keep(T, nullptr);
+    if (!err && usize && tree_cache_on()) {
+        uint8_t id[32];
+        tree_cache_id(id, p, pub_seed, root);
+        const uint64_t tick = ++d->tree_tick;
+        d->tree_cache.reserve(SFS_TREE_CACHE_MAX); /* entries stay where they are */
+        for (size_t k = nbottom; k < T; k++)
+            if (trees[k].layer == D - 1 &&
+                !(hit[k] = tree_cache_find(d, id, trees[k].layer, trees[k].tree, tn * 32, tick)))
+                keep[k] = tree_cache_slot(d, id, trees[k].layer, trees[k].tree, tn * 32, tick);
+    }
     if (!err && !(err = cuda_err(cudaEventRecord(ev[0], st[0]), "cudaEventRecord", __LINE__)) &&
-        usize && !(err = cuda_err(cudaStreamWaitEvent(st[1], ev[0], 0), "cudaStreamWaitEvent", __LINE__)))
-        build(nbottom, T, st[1], 1);
+        usize && !(err = cuda_err(cudaStreamWaitEvent(st[1], ev[0], 0), "cudaStreamWaitEvent", __LINE__))) {
+        for (size_t k = nbottom; k < T && !err;) {
+            if (hit[k]) {
+                err = cuda_err(cudaMemcpyAsync(dnodes + k * tn * 32, hit[k]->p, tn * 32,
+                                               cudaMemcpyDeviceToDevice, st[1]),
+                               "cudaMemcpyAsync", __LINE__);
+                k++;
+                continue;
+            }
+            size_t kb = k;
+            while (kb < T && !hit[kb])
+                kb++;
+            build(k, kb, st[1], 1);
+            k = kb;
+        }
+        for (size_t k = nbottom; k < T && !err; k++)
+            if (keep[k])
+                err = cuda_err(cudaMemcpyAsync(keep[k]->p, dnodes + k * tn * 32, tn * 32,
+                                               cudaMemcpyDeviceToDevice, st[1]),
+                               "cudaMemcpyAsync", __LINE__);
+    }
     if (!err)
         err = cuda_err(cudaEventRecord(ev[1], st[1]), "cudaEventRecord", __LINE__);
     for (size_t g = 0; g < groups && !err; g++) {
@@ -642,6 +750,11 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
         cudaStreamSynchronize(d->stream);
         cudaStreamSynchronize(d->side);
         cudaStreamSynchronize(d->copy);
+        for (tree_entry *e : keep) /* what they hold is not known to be whole */
+            if (e) {
+                memset(e->id, 0, sizeof e->id);
+                e->layer = UINT32_MAX;
+            }
     }
     for (size_t c = 0; c < made; c++)
         cudaEventDestroy(ev[c]);

@@ -615,33 +615,38 @@ __global__ void xf_levels_prep_sha256(xf_args f, uint32_t ntrees, uint32_t *prep
     }
 }
 
-/* Every level of small trees (ntrees from f.k0 on) in one launch: a block per tree, a level
- * at a time, two serial compressions a node from xf_levels_prep_sha256's prep. */
+/* Levels zlo .. zhi of small trees (ntrees from f.k0 on), two serial compressions a node
+ * from xf_levels_prep_sha256's prep: a block per subtree of level zhi (2^(h - zhi) of them a
+ * tree), a level at a time. Two launches split a tree's levels, so that its lower half is
+ * spread over many SMs (one SM doing all of a tree's ten levels took 0.14 ms on the H200). */
 __global__ void __launch_bounds__(512) xf_levels_block_sha256(xf_args f, uint32_t ntrees,
-                                                              uint8_t *nodes, uint32_t *prep)
+                                                              uint8_t *nodes, const uint32_t *prep,
+                                                              uint32_t zlo, uint32_t zhi)
 {
-    const uint32_t k = f.k0 + blockIdx.x, tid = threadIdx.x;
-    if (blockIdx.x >= ntrees)
+    const uint32_t nsub = 1u << (f.h - zhi), b = blockIdx.x, tid = threadIdx.x;
+    if (b >= ntrees * nsub)
         return;
-    const uint32_t inner = (1u << f.h) - 1;
+    const uint32_t k = f.k0 + b / nsub, sub = b % nsub, inner = (1u << f.h) - 1;
     uint8_t *base = nodes + (uint64_t)k * xf_tree_nodes(f.h) * 32;
-    const uint32_t *pp = prep + (uint64_t)blockIdx.x * inner * 24;
+    const uint32_t *pp = prep + (uint64_t)(b / nsub) * inner * 24;
     uint32_t lv[8], rv[8], res[8], st1[8], bm0[8], bm1[8];
-    for (uint32_t z = 1, q0 = 0; z <= f.h; q0 += 1u << (f.h - z), z++) {
+    for (uint32_t z = zlo; z <= zhi; z++) {
+        const uint32_t cnt = 1u << (zhi - z), q0 = (1u << f.h) - (2u << (f.h - z));
         const uint8_t *below = base + xf_level(f.h, z - 1) * 32;
         uint8_t *at = base + xf_level(f.h, z) * 32;
-        for (uint32_t idx = tid; idx < (1u << (f.h - z)); idx += blockDim.x) {
+        for (uint32_t j = tid; j < cnt; j += blockDim.x) {
+            const uint32_t idx = sub * cnt + j;
             const uint32_t *q = pp + (q0 + idx) * 24;
-            for (int b = 0; b < 8; b++) {
-                lv[b] = be32(below + 2 * (uint64_t)idx * 32 + 4 * b);
-                rv[b] = be32(below + (2 * (uint64_t)idx + 1) * 32 + 4 * b);
-                st1[b] = q[b];
-                bm0[b] = q[8 + b];
-                bm1[b] = q[16 + b];
+            for (int w = 0; w < 8; w++) {
+                lv[w] = be32(below + 2 * (uint64_t)idx * 32 + 4 * w);
+                rv[w] = be32(below + (2 * (uint64_t)idx + 1) * 32 + 4 * w);
+                st1[w] = q[w];
+                bm0[w] = q[8 + w];
+                bm1[w] = q[16 + w];
             }
             x256_h_data(res, st1, bm0, bm1, lv, rv);
-            for (int b = 0; b < 8; b++)
-                put_be32(at + (uint64_t)idx * 32 + 4 * b, res[b]);
+            for (int w = 0; w < 8; w++)
+                put_be32(at + (uint64_t)idx * 32 + 4 * w, res[w]);
         }
         __syncthreads();
     }

@@ -11,7 +11,18 @@
 
 typedef int cudaError_t;
 typedef int *cudaStream_t;
-enum { cudaSuccess = 0, cudaMemcpyHostToDevice = 1, cudaMemcpyDeviceToHost = 2 };
+enum { cudaSuccess = 0, cudaMemcpyHostToDevice = 1, cudaMemcpyDeviceToHost = 2,
+       cudaMemcpyDeviceToDevice = 3 };
+static inline int cudaMalloc(void **p, size_t n)
+{
+    *p = malloc(n);
+    return *p ? 0 : 2;
+}
+static inline int cudaFree(void *p)
+{
+    free(p);
+    return 0;
+}
 static inline int cudaMemcpyAsync(void *d, const void *s, size_t n, int, cudaStream_t)
 {
     memcpy(d, s, n);
@@ -46,11 +57,20 @@ struct pool_buf {
     void *p = nullptr;
     size_t cap = 0;
 };
+struct tree_entry {
+    uint8_t id[32] = {0};
+    uint32_t layer = 0;
+    uint64_t tree = 0, used = 0;
+    void *p = nullptr;
+    size_t bytes = 0;
+};
 struct device_ctx {
     int ordinal = 0;
     cudaStream_t stream = nullptr, side = nullptr, copy = nullptr;
     std::mutex lock;
     std::vector<pool_buf> dev, host;
+    std::vector<tree_entry> tree_cache;
+    uint64_t tree_tick = 0;
 };
 static inline std::vector<device_ctx *> &devices_in_use()
 {
