@@ -651,7 +651,7 @@ extern "C" int hbs_gpu_stateful_verify_many(hbs_stateful_family family, int *res
 namespace hbs_gpu {
 
 /* Pool slots: the job arrays, verdicts and validity of one piece (the scratch is stage 0's). */
-enum { SFV_DEV_JOBS = 56 };
+enum { SFV_DEV_JOBS = 70 }; /* apart from the batch signer's slots (54 .. 69) */
 
 /* One set as the device entry sees it: a job template per level (set and types), the
  * sizes, and what the job kernel checks. */
