@@ -458,7 +458,9 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
      * their r) */
     const size_t a_tree = (4 * T + 7) & ~(size_t)7, a_cap = a_tree + 8 * T,
                  a_dig = a_cap + 4 * (T << H), a_off = (a_dig + count * len + 7) & ~(size_t)7,
-                 a_mlen = a_off + 8 * count, a_msg = (a_mlen + 4 * count + 15) & ~(size_t)15;
+                 a_mlen = a_off + 8 * count, a_jlay = a_mlen + 4 * count,
+                 a_jleaf = a_jlay + 4 * count, a_jtree = (a_jleaf + 4 * count + 7) & ~(size_t)7,
+                 a_msg = (a_jtree + 8 * count + 15) & ~(size_t)15;
     std::vector<uint64_t> moff(dig ? 0 : count);
     size_t mbytes = 0;
     for (size_t i = 0; i < moff.size(); i++) {
@@ -533,6 +535,10 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
     memset(cap, 0xff, 4 * (T << H));
     for (size_t i = 0; i < count; i++)
         cap[((size_t)(tree[i] - tfirst0) << H) + leaf[i]] = (int32_t)i;
+    /* each message's one-time key as a job, for the bottom trees the cache has */
+    memset(hup + a_jlay, 0, 4 * count);
+    memcpy(hup + a_jleaf, leaf, 4 * count);
+    memcpy(hup + a_jtree, tree, 8 * count);
     if (dig) { /* hashed by the host: the digits, and r from the signatures */
         memcpy(hup + a_dig, dig, count * len);
         par_for(count, [&](size_t i) {
@@ -584,10 +590,9 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
     a.d = D;
     /* trees [ka, kb) on stream st with scratch set q: leaves and L-trees a slice at a time,
      * then the inner levels; then the upper jobs of those below the top layer */
-    auto build = [&](uint64_t ka, uint64_t kb, cudaStream_t st, int q) {
-        const uint64_t ke = kb < nup ? kb : nup; /* the roots that upper jobs sign */
-        if (ka < ke)
-            xf_upper_prep<<<sfs_blocks((ke - ka) * len * 15), SFS_THREADS, 0, st>>>(f, (uint32_t)ka, (uint32_t)(ke - ka), dupp + ka * len * 15 * 16);
+    std::vector<tree_entry *> hit(T, nullptr), keep(T, nullptr);
+    /* trees [ka, kb) built: leaves and L-trees a slice at a time, then the inner levels */
+    auto build_trees = [&](uint64_t ka, uint64_t kb, cudaStream_t st, int q) {
         for (uint64_t k0 = ka; k0 < kb; k0 += slice_trees) {
             const uint64_t m = kb - k0 < slice_trees ? kb - k0 : slice_trees;
             f.k0 = (uint32_t)k0;
@@ -625,6 +630,45 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
             for (unsigned z = 1; z <= H; z++)
                 xf_level_sha256<<<sfs_blocks((kb - ka) << (H - z)), SFS_THREADS, 0, st>>>(f, (uint32_t)(kb - ka), z, dnodes);
         }
+    };
+    /* trees [ka, kb) on stream st with scratch set q: built, or copied from the cache (a
+     * bottom tree that comes from there gets its messages' one-time signatures from their
+     * secrets, the chains only as far as the digits); those to keep go to the cache; then
+     * the upper jobs of the trees below the top layer */
+    auto make = [&](uint64_t ka, uint64_t kb, cudaStream_t st, int q) {
+        const uint64_t ke = kb < nup ? kb : nup; /* the roots that upper jobs sign */
+        if (ka < ke)
+            xf_upper_prep<<<sfs_blocks((ke - ka) * len * 15), SFS_THREADS, 0, st>>>(f, (uint32_t)ka, (uint32_t)(ke - ka), dupp + ka * len * 15 * 16);
+        for (uint64_t k = ka; k < kb && !err;) {
+            if (!hit[k]) {
+                uint64_t kr = k;
+                while (kr < kb && !hit[kr])
+                    kr++;
+                build_trees(k, kr, st, q);
+                k = kr;
+                continue;
+            }
+            err = cuda_err(cudaMemcpyAsync(dnodes + k * tn * 32, hit[k]->p, tn * 32,
+                                           cudaMemcpyDeviceToDevice, st),
+                           "cudaMemcpyAsync", __LINE__);
+            if (k < nbottom) {
+                const uint64_t G0 = (tfirst0 + k) << H, G1 = (tfirst0 + k + 1) << H;
+                const size_t ia = G0 <= first ? 0 : (size_t)(G0 - first),
+                             ib = G1 - first < count ? (size_t)(G1 - first) : count;
+                xs_jobs jb;
+                jb.layer = (const uint32_t *)(dup + a_jlay) + ia;
+                jb.leaf = (const uint32_t *)(dup + a_jleaf) + ia;
+                jb.tree = (const uint64_t *)(dup + a_jtree) + ia;
+                jb.digits = dup + a_dig + ia * len;
+                xmss_wots_sign_sha256<<<sfs_blocks((uint64_t)(ib - ia) * len), SFS_THREADS, 0, st>>>(f.x, jb, (uint32_t)(ib - ia), dsig + ia * len * 32);
+            }
+            k++;
+        }
+        for (uint64_t k = ka; k < kb && !err; k++)
+            if (keep[k])
+                err = cuda_err(cudaMemcpyAsync(keep[k]->p, dnodes + k * tn * 32, tn * 32,
+                                               cudaMemcpyDeviceToDevice, st),
+                               "cudaMemcpyAsync", __LINE__);
         if (ka < ke) {
             xf_up_args u;
             u.nodes = dnodes;
@@ -662,48 +706,35 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
         const uint64_t G = (tfirst0 + nbottom * g / groups) << H;
         return g == groups ? count : G <= first ? 0 : (size_t)(G - first);
     };
-    /* the top layer's trees from the cache where it has them, the others built (in runs)
-     * and kept for the next batch; before anything runs, the new entries' memory */
-    std::vector<tree_entry *> hit(T, nullptr), keep(T, nullptr);
-    if (!err && usize && tree_cache_on()) {
+    /* trees the cache has are copied, not built; kept for later batches: the top layer's
+     * trees (every batch needs them) and the bottom tree of the next index (the next batch
+     * signs with it). Before anything runs, the new entries' memory. */
+    if (!err && tree_cache_on()) {
         uint8_t id[32];
         tree_cache_id(id, p, pub_seed, root);
-        const uint64_t tick = ++d->tree_tick;
+        const uint64_t tick = ++d->tree_tick, next = first + count,
+                       next_tree = p->h >= 64 || next < ((uint64_t)1 << p->h)
+                                       ? next >> H : UINT64_MAX;
         d->tree_cache.reserve(SFS_TREE_CACHE_MAX); /* entries stay where they are */
-        for (size_t k = nbottom; k < T; k++)
-            if (trees[k].layer == D - 1 &&
-                !(hit[k] = tree_cache_find(d, id, trees[k].layer, trees[k].tree, tn * 32, tick)))
-                keep[k] = tree_cache_slot(d, id, trees[k].layer, trees[k].tree, tn * 32, tick);
+        for (size_t k = 0; k < T; k++) {
+            const uint32_t layer = trees[k].layer;
+            if (layer != D - 1 && layer != 0)
+                continue;
+            if (!(hit[k] = tree_cache_find(d, id, layer, trees[k].tree, tn * 32, tick)) &&
+                (layer == D - 1 || trees[k].tree == next_tree))
+                keep[k] = tree_cache_slot(d, id, layer, trees[k].tree, tn * 32, tick);
+        }
     }
     if (!err && !(err = cuda_err(cudaEventRecord(ev[0], st[0]), "cudaEventRecord", __LINE__)) &&
-        usize && !(err = cuda_err(cudaStreamWaitEvent(st[1], ev[0], 0), "cudaStreamWaitEvent", __LINE__))) {
-        for (size_t k = nbottom; k < T && !err;) {
-            if (hit[k]) {
-                err = cuda_err(cudaMemcpyAsync(dnodes + k * tn * 32, hit[k]->p, tn * 32,
-                                               cudaMemcpyDeviceToDevice, st[1]),
-                               "cudaMemcpyAsync", __LINE__);
-                k++;
-                continue;
-            }
-            size_t kb = k;
-            while (kb < T && !hit[kb])
-                kb++;
-            build(k, kb, st[1], 1);
-            k = kb;
-        }
-        for (size_t k = nbottom; k < T && !err; k++)
-            if (keep[k])
-                err = cuda_err(cudaMemcpyAsync(keep[k]->p, dnodes + k * tn * 32, tn * 32,
-                                               cudaMemcpyDeviceToDevice, st[1]),
-                               "cudaMemcpyAsync", __LINE__);
-    }
+        usize && !(err = cuda_err(cudaStreamWaitEvent(st[1], ev[0], 0), "cudaStreamWaitEvent", __LINE__)))
+        make(nbottom, T, st[1], 1);
     if (!err)
         err = cuda_err(cudaEventRecord(ev[1], st[1]), "cudaEventRecord", __LINE__);
     for (size_t g = 0; g < groups && !err; g++) {
         cudaStream_t s = st[g & 1];
         if (g == 1 && (err = cuda_err(cudaStreamWaitEvent(s, ev[0], 0), "cudaStreamWaitEvent", __LINE__)))
             break;
-        build(nbottom * g / groups, nbottom * (g + 1) / groups, s, (int)(g & 1));
+        make(nbottom * g / groups, nbottom * (g + 1) / groups, s, (int)(g & 1));
         a.i0 = (uint32_t)sig_at(g);
         a.count = (uint32_t)(sig_at(g + 1) - a.i0);
         if ((err = cuda_err(cudaStreamWaitEvent(s, ev[1], 0), "cudaStreamWaitEvent", __LINE__)))
