@@ -763,18 +763,13 @@ int hbs_xmss_key_skip_to_engine(hbs_xmss_key *key, uint64_t index, const hbs_lea
         return HBS_OK;
     }
     /* stepping costs about (H - K) / 2 + 2 leaves an index; a rebuild about 2^H leaves per
-     * layer whose position changes, and the next trees' leaves again. The state after the
-     * skip is the same either way, so with an engine (leaves some hundreds of times faster
-     * than a CPU thread, and a rebuild hashes its inner nodes on every thread while steps
-     * hash theirs one after another) rebuilding is the cheaper way sooner, as for HSS: a
-     * GPU batch of 16,384 signatures under XMSS-SHA2_16_256 spent 60-80 ms stepping. */
+     * layer whose position changes, and the next trees' leaves again. The choice does not
+     * depend on the engine: the state after the skip is the same with or without one. */
     steps = index - key->idx;
     step_cost = (key->sh.H - key->sh.K) / 2 + 2;
     rebuild_cost = (uint64_t)key->p->d << (key->sh.H + 1);
     key->ctx.engine = engine;
-    if (engine ? steps * step_cost < engine->min_leaves ||
-                     steps * step_cost * ENGINE_SPEEDUP < rebuild_cost
-               : steps <= rebuild_cost / step_cost) {
+    if (steps <= rebuild_cost / step_cost) {
         xmss_cached_tree trees[XMSS_CACHE_TREES];
         uint8_t *mem = NULL;
         if (engine)
