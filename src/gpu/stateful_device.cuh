@@ -325,6 +325,27 @@ __device__ __forceinline__ void x256_prf(uint32_t out[8], const uint32_t mid[8],
     x256_compress<INL>(out, w);
 }
 
+/* A chain's secret, PRF_keygen(SK_SEED, PUB_SEED || ADRS) with a's hash address 0: two
+ * compressions from kmid, the state after toByte(4, 32) || SK_SEED. */
+__device__ __forceinline__ void x256_secret(uint32_t v[8], const uint32_t kmid[8],
+                                            const uint8_t *pub_seed, const uint32_t a[8])
+{
+    uint32_t w[16];
+#pragma unroll
+    for (int k = 0; k < 8; k++) {
+        w[k] = be32(pub_seed + 4 * k);
+        w[8 + k] = a[k];
+        v[k] = kmid[k];
+    }
+    x256_compress<true>(v, w);
+    w[0] = 0x80000000u;
+#pragma unroll
+    for (int k = 1; k < 15; k++)
+        w[k] = 0;
+    w[15] = 1024;
+    x256_compress<true>(v, w);
+}
+
 /* The address-only part of F at a's step: st1, the state after F's first block
  * (toByte(0, 32) || KEY), and the bitmask bm. Three of F's four compressions; they do not
  * depend on the chain value. */

@@ -65,7 +65,7 @@ __global__ void xmss_wots_sign_sha256(xmss_args x, xs_jobs j, uint32_t njobs, ui
     if (t >= (uint64_t)njobs * x.len)
         return;
     const uint32_t k = (uint32_t)(t / x.len), i = (uint32_t)(t % x.len);
-    uint32_t a[8], v[8], w[16], pm[8];
+    uint32_t a[8], v[8], pm[8];
     a[0] = j.layer[k];
     a[1] = (uint32_t)(j.tree[k] >> 32);
     a[2] = (uint32_t)j.tree[k];
@@ -75,19 +75,9 @@ __global__ void xmss_wots_sign_sha256(xmss_args x, xs_jobs j, uint32_t njobs, ui
     a[6] = 0;
     a[7] = 0;
 #pragma unroll
-    for (int b = 0; b < 8; b++) {
-        w[b] = be32(x.pub_seed + 4 * b);
-        w[8 + b] = a[b];
-        v[b] = mid.keygen[b];
+    for (int b = 0; b < 8; b++)
         pm[b] = mid.prf[b];
-    }
-    x256_compress<true>(v, w);
-    w[0] = 0x80000000u;
-#pragma unroll
-    for (int b = 1; b < 15; b++)
-        w[b] = 0;
-    w[15] = 1024;
-    x256_compress<true>(v, w);
+    x256_secret(v, mid.keygen, x.pub_seed, a);
     const uint32_t steps = j.digits[(uint64_t)k * x.len + i];
     x256_chain(v, pm, a, 0, steps, [](uint32_t, const uint32_t *) {});
 #pragma unroll
@@ -292,7 +282,7 @@ __global__ void xf_chains_sha256(xf_args f, uint8_t *vals)
     const int32_t job = f.cap[gg];
     const uint32_t cd = job >= 0 ? f.digits[(uint64_t)job * f.x.len + i] : 0xffffffffu;
     uint8_t *cap_out = job >= 0 ? f.sig + ((uint64_t)job * f.x.len + i) * 32 : nullptr;
-    uint32_t a[8], v[8], w[16], pm[8];
+    uint32_t a[8], v[8], pm[8];
     a[0] = f.layer[k];
     a[1] = (uint32_t)(f.tree[k] >> 32);
     a[2] = (uint32_t)f.tree[k];
@@ -302,19 +292,9 @@ __global__ void xf_chains_sha256(xf_args f, uint8_t *vals)
     a[6] = 0;
     a[7] = 0;
 #pragma unroll
-    for (int b = 0; b < 8; b++) {
-        w[b] = be32(f.x.pub_seed + 4 * b);
-        w[8 + b] = a[b];
-        v[b] = mid.keygen[b];
+    for (int b = 0; b < 8; b++)
         pm[b] = mid.prf[b];
-    }
-    x256_compress<true>(v, w);
-    w[0] = 0x80000000u;
-#pragma unroll
-    for (int b = 1; b < 15; b++)
-        w[b] = 0;
-    w[15] = 1024;
-    x256_compress<true>(v, w);
+    x256_secret(v, mid.keygen, f.x.pub_seed, a);
     x256_chain(v, pm, a, 0, 15, [&](uint32_t s, const uint32_t *cv) {
         if (s == cd)
             for (int b = 0; b < 8; b++)
@@ -735,7 +715,7 @@ __global__ void xf_upper_sign(xf_args f, xs_jobs j, uint32_t k0, uint32_t njobs,
     if (t >= (uint64_t)njobs * f.x.len)
         return;
     const uint32_t k = k0 + (uint32_t)(t / f.x.len), i = (uint32_t)(t % f.x.len);
-    uint32_t a[8], v[8], w[16];
+    uint32_t a[8], v[8];
     a[0] = j.layer[k];
     a[1] = (uint32_t)(j.tree[k] >> 32);
     a[2] = (uint32_t)j.tree[k];
@@ -744,19 +724,7 @@ __global__ void xf_upper_sign(xf_args f, xs_jobs j, uint32_t k0, uint32_t njobs,
     a[5] = i;
     a[6] = 0;
     a[7] = 0;
-#pragma unroll
-    for (int b = 0; b < 8; b++) {
-        w[b] = be32(f.x.pub_seed + 4 * b);
-        w[8 + b] = a[b];
-        v[b] = mid.keygen[b];
-    }
-    x256_compress<true>(v, w);
-    w[0] = 0x80000000u;
-#pragma unroll
-    for (int b = 1; b < 15; b++)
-        w[b] = 0;
-    w[15] = 1024;
-    x256_compress<true>(v, w);
+    x256_secret(v, mid.keygen, f.x.pub_seed, a);
     const uint32_t steps = j.digits[(uint64_t)k * f.x.len + i];
     const uint32_t *q = prep + t * 15 * 16;
 #pragma unroll 1
