@@ -4,12 +4,14 @@
 # are compiled as C++ with tests/gpu_emu/shim.h (CUDA qualifiers and intrinsics) and
 # tests/gpu_emu/gpu/gpu_internal.h (host memory for device memory), each kernel launch
 # becomes a loop over its threads, and the result replaces the no-GPU stubs in a copy of the
-# CPU library (tests/gpu_emu/glue.cpp supplies the rest, leaves from the CPU). Then the GPU
-# tests run against it: gpu_stateful/verify_many and verify_device with LMS/HSS items on the
-# kernels and on the CPU verifier, gpu_stateful/sign_many with and without the fused
-# signing, and fused with each L-tree kernel, with the messages hashed by the host and with
-# the trees built in groups. It checks the kernels' logic and the host drivers without a GPU
-# (not what only the hardware or its compiler does).
+# CPU library (tests/gpu_emu/glue.cpp supplies the rest: leaves from the CPU, and key
+# generation through that engine, which fills the signer's tree cache as the GPU's does).
+# Then the GPU tests run against it: gpu_stateful/verify_many and verify_device with LMS/HSS
+# items on the kernels and on the CPU verifier, gpu_stateful/sign_many with and without the
+# fused signing, and fused with each L-tree kernel, with the messages hashed by the host,
+# with the trees built in groups and with no tree kept between calls. It checks the
+# kernels' logic and the host drivers without a GPU (not what only the hardware or its
+# compiler does).
 # Environment: BUILD (default build-emu), HBS_VECTORS.
 set -eu
 cd "$(dirname "$0")/.."
@@ -61,6 +63,8 @@ echo "== emulated GPU batch signer: HBS_GPU_SIGN_HOST_MSGS=1 =="
 HBS_GPU_SIGN_HOST_MSGS=1 "$emu/hbs_tests" gpu_stateful/sign_many || status=1
 echo "== emulated GPU batch signer: HBS_GPU_SIGN_GROUPS=3 =="
 HBS_GPU_SIGN_GROUPS=3 "$emu/hbs_tests" gpu_stateful/sign_many || status=1
+echo "== emulated GPU batch signer: HBS_GPU_TREE_CACHE=0 =="
+HBS_GPU_TREE_CACHE=0 "$emu/hbs_tests" gpu_stateful/sign_many || status=1
 echo "== emulated GPU batch signer: HBS_GPU_SIGN_FUSE=0 =="
 HBS_GPU_SIGN_FUSE=0 "$emu/hbs_tests" gpu_stateful/sign_many || status=1
 exit $status

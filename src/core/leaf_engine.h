@@ -30,6 +30,11 @@ typedef struct {
     const uint8_t *pub_seed, *sk_seed;
     uint32_t layer;
     uint64_t tree;
+    /* The set (hbs_xmss_params_by_oid(mt, oid)), from key generation and the key's own
+     * traversal; 0 elsewhere. With it an engine may keep the key's whole trees that it makes
+     * for a later batch signer (src/gpu: the top layer's, and the bottom one beside it). */
+    uint32_t oid;
+    unsigned mt;
 } hbs_xmss_leaf_job;
 
 typedef struct hbs_leaf_engine {

@@ -9,6 +9,8 @@
 #include <mutex>
 #include <vector>
 
+#include "core/leaf_engine.h"
+
 namespace hbs_gpu {
 
 /* Records "file:line: call: message" as this thread's last error; returns HBS_ERR_GPU. */
@@ -72,6 +74,14 @@ device_ctx *device_by_ordinal(int ordinal);
 int dev_buf(device_ctx *d, unsigned slot, size_t bytes, void **out);
 /* Pinned host buffer `slot` of at least `bytes`. */
 int host_buf(device_ctx *d, unsigned slot, size_t bytes, void **out);
+
+/* Whole trees that key generation made on the GPU (their leaves in device memory at
+ * dleaves, job after job), kept for the batch signer when it would look for them
+ * (stateful_sign.cu); d->lock held. */
+void tree_cache_keep_xmss(device_ctx *d, const hbs_xmss_leaf_job *jobs, size_t njobs,
+                          uint32_t first, size_t count, const uint8_t *dleaves);
+void tree_cache_keep_lms(device_ctx *d, const hbs_lms_leaf_job *job, uint32_t first,
+                         size_t count, const uint8_t *dleaves);
 
 /* Frees what the one-signature path keeps for GPU `ordinal` (latency.cu); its device lock
  * held. */

@@ -395,6 +395,8 @@ static int lms_leaves_gpu(void *user, const hbs_lms_leaf_job *j, uint32_t first,
     }
     err = finish(d, out, dl, count * n);
     memset(&a, 0, sizeof a);
+    if (!err)
+        tree_cache_keep_lms(d, j, first, count, dl);
     keygen_report("lms", 1, count, t0);
     return err;
 }
@@ -457,6 +459,8 @@ static int xmss_leaves_gpu(void *user, const hbs_xmss_leaf_job *jobs, size_t njo
     }
     err = finish(d, out, dl, leaves * n);
     memset(&x, 0, sizeof x);
+    if (!err)
+        tree_cache_keep_xmss(d, jobs, njobs, first, count, dl);
     keygen_report("xmss", njobs, count, t0);
     return err;
 }

@@ -154,6 +154,29 @@ static void tree_cache_id(uint8_t id[32], const hbs_xmss_params *p, const uint8_
     hbs_sha256(id, m, at + 2 * (size_t)p->n);
 }
 
+/* An LMS tree's identity for the cache: its type, I and root (the nodes follow from them). */
+static void lms_tree_cache_id(uint8_t id[32], unsigned n, unsigned w, unsigned h,
+                              const uint8_t I[16], const uint8_t *root)
+{
+    static const char tag[] = "hbs gpu lms tree cache v1";
+    uint8_t m[sizeof tag + 3 + 16 + 32];
+    memcpy(m, tag, sizeof tag);
+    m[sizeof tag] = (uint8_t)n;
+    m[sizeof tag + 1] = (uint8_t)w;
+    m[sizeof tag + 2] = (uint8_t)h;
+    memcpy(m + sizeof tag + 3, I, 16);
+    memcpy(m + sizeof tag + 19, root, n);
+    hbs_sha256(id, m, sizeof tag + 19 + (size_t)n);
+}
+
+/* An entry that must not be found (what it holds is not known to be whole). */
+static void tree_cache_drop(tree_entry *e)
+{
+    memset(e->id, 0, sizeof e->id);
+    e->layer = UINT32_MAX;
+    e->used = 0;
+}
+
 static tree_entry *tree_cache_find(device_ctx *d, const uint8_t id[32], uint32_t layer,
                                    uint64_t tree, size_t bytes, uint64_t tick)
 {
@@ -266,6 +289,14 @@ struct sign_timer {
         snprintf(b, sizeof b, "%s%s %.3f", text.empty() ? "" : ", ", what, t - last);
         text += b;
         last = t;
+    }
+    void note(const char *what, size_t a, size_t b)
+    {
+        if (!on)
+            return;
+        char t[96];
+        snprintf(t, sizeof t, "%s%s %zu/%zu", text.empty() ? "" : ", ", what, a, b);
+        text += t;
     }
     void report(size_t count, int err)
     {
@@ -387,6 +418,8 @@ static int xmss_build(const hbs_leaf_engine *e, const xmss_ctx *c, const hbs_xms
             jobs[k].sk_seed = sk_seed;
             jobs[k].layer = trees[at + k].layer;
             jobs[k].tree = trees[at + k].tree;
+            jobs[k].oid = 0; /* nothing kept: this path builds its trees every batch */
+            jobs[k].mt = 0;
         }
         int err = e->xmss_leaves(e->user, jobs, m, 0, leaves, out.data());
         if (err)
@@ -436,6 +469,33 @@ static void xf_messages(device_ctx *d, const hbs_xmss_params *p, uint64_t first,
     m.digits = digits;
     xf_messages_sha256<<<sfs_blocks(count), SFS_THREADS, 0, d->stream>>>(m);
     hbs_memzero(&m, sizeof m);
+}
+
+/* Scratch of xf_levels for ntrees trees of height H: their inner nodes' address-only parts. */
+static size_t xf_levels_scratch(unsigned H, uint64_t ntrees)
+{
+    return H <= SFS_LEVELS_BLOCK_H ? ntrees * (((size_t)1 << H) - 1) * 96 + 96 : 0;
+}
+
+/* The inner levels of trees [ka, kb) of f, their leaves in place in nodes, on stream st
+ * (lvp: xf_levels_scratch bytes for kb - ka trees). */
+static void xf_levels(xf_args &f, uint64_t ka, uint64_t kb, uint8_t *nodes, uint32_t *lvp,
+                      cudaStream_t st)
+{
+    const unsigned H = f.h;
+    const uint32_t nt = (uint32_t)(kb - ka);
+    f.k0 = (uint32_t)ka;
+    if (H <= SFS_LEVELS_BLOCK_H) {
+        xf_levels_prep_sha256<<<sfs_blocks((uint64_t)nt * ((1u << H) - 1)), SFS_THREADS, 0, st>>>(f, nt, lvp);
+        /* the lower half of the levels a block per subtree, then the upper half */
+        const unsigned zm = H / 2 > 0 ? H / 2 : H;
+        xf_levels_block_sha256<<<(unsigned)((uint64_t)nt << (H - zm)), zm > 1 ? 1u << (zm - 1) : 1u, 0, st>>>(f, nt, nodes, lvp, 1, zm);
+        if (zm < H)
+            xf_levels_block_sha256<<<nt, H - zm > 6 ? 512u : 32u, 0, st>>>(f, nt, nodes, lvp, zm + 1, H);
+    } else {
+        for (unsigned z = 1; z <= H; z++)
+            xf_level_sha256<<<sfs_blocks((uint64_t)nt << (H - z)), SFS_THREADS, 0, st>>>(f, nt, z, nodes);
+    }
 }
 
 /* The fused path (SHA-256, n = 32): every tree of `trees` (the bottom layer's first, from
@@ -505,9 +565,7 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
     const uint32_t lt_s = xf_lt_stride((uint32_t)len), lt_u = xf_lt_upper((uint32_t)len);
     const size_t vals_b = (span << H) * len * 32, lt_b = (span << H) * lt_s * 32,
                  prep_b = (span << H) * lt_u * 96 + 96,
-                 lvp_b = H <= SFS_LEVELS_BLOCK_H /* a launch's trees, however many */
-                             ? (gsize > usize ? gsize : usize) * (((size_t)1 << H) - 1) * 96 + 96
-                             : 0;
+                 lvp_b = xf_levels_scratch(H, gsize > usize ? gsize : usize);
     uint32_t *dlvp[2] = {nullptr, nullptr}, *dupp = nullptr;
     int err;
     std::lock_guard<std::mutex> g(d->lock);
@@ -620,18 +678,7 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
                 }
             }
         }
-        f.k0 = (uint32_t)ka;
-        if (H <= SFS_LEVELS_BLOCK_H) {
-            xf_levels_prep_sha256<<<sfs_blocks((kb - ka) * ((1u << H) - 1)), SFS_THREADS, 0, st>>>(f, (uint32_t)(kb - ka), dlvp[q]);
-            /* the lower half of the levels a block per subtree, then the upper half */
-            const unsigned zm = H / 2 > 0 ? H / 2 : H;
-            xf_levels_block_sha256<<<(unsigned)((kb - ka) << (H - zm)), zm > 1 ? 1u << (zm - 1) : 1u, 0, st>>>(f, (uint32_t)(kb - ka), dnodes, dlvp[q], 1, zm);
-            if (zm < H)
-                xf_levels_block_sha256<<<(unsigned)(kb - ka), H - zm > 6 ? 512u : 32u, 0, st>>>(f, (uint32_t)(kb - ka), dnodes, dlvp[q], zm + 1, H);
-        } else {
-            for (unsigned z = 1; z <= H; z++)
-                xf_level_sha256<<<sfs_blocks((kb - ka) << (H - z)), SFS_THREADS, 0, st>>>(f, (uint32_t)(kb - ka), z, dnodes);
-        }
+        xf_levels(f, ka, kb, dnodes, dlvp[q], st);
     };
     /* trees [ka, kb) on stream st with scratch set q: built, or copied from the cache (a
      * bottom tree that comes from there gets its messages' one-time signatures from their
@@ -727,6 +774,12 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
                 keep[k] = tree_cache_slot(d, id, layer, trees[k].tree, tn * 32, tick);
         }
     }
+    if (tm.on) {
+        size_t h = 0;
+        for (tree_entry *e : hit)
+            h += e != nullptr;
+        tm.note("trees from the cache", h, T);
+    }
     if (!err && !(err = cuda_err(cudaEventRecord(ev[0], st[0]), "cudaEventRecord", __LINE__)) &&
         usize && !(err = cuda_err(cudaStreamWaitEvent(st[1], ev[0], 0), "cudaStreamWaitEvent", __LINE__)))
         make(nbottom, T, st[1], 1);
@@ -784,10 +837,8 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
         cudaStreamSynchronize(d->side);
         cudaStreamSynchronize(d->copy);
         for (tree_entry *e : keep) /* what they hold is not known to be whole */
-            if (e) {
-                memset(e->id, 0, sizeof e->id);
-                e->layer = UINT32_MAX;
-            }
+            if (e)
+                tree_cache_drop(e);
     }
     for (size_t c = 0; c < made; c++)
         cudaEventDestroy(ev[c]);
@@ -988,6 +1039,7 @@ struct hss_view {
     const hbs_lmots_type *ots[HBS_HSS_MAX_LEVELS];
     unsigned shift[HBS_HSS_MAX_LEVELS];
     const uint8_t *I0, *seed0;
+    const uint8_t *root0; /* the top level's root (from the public key), or NULL */
 };
 
 /* SEED and I of tree inst of level i >= 1 (lms/hss.h: derived with the top level's hash). */
@@ -1073,6 +1125,16 @@ static int lms_build(const hbs_leaf_engine *e, const hss_view &v, ltree_t &t)
     return HBS_OK;
 }
 
+/* The inner nodes of an LMS tree whose leaves are in place in Tk, on stream st. */
+template <int NW> static void lf_levels(const lf_args &a, uint8_t *Tk, cudaStream_t st)
+{
+    if (a.h <= SFS_LEVELS_BLOCK_H)
+        lf_levels_block_sha256<NW><<<1, 512, 0, st>>>(a, Tk);
+    else
+        for (uint32_t lv = 1u << (a.h - 1); lv >= 1; lv /= 2)
+            lf_level_sha256<NW><<<sfs_blocks(lv), SFS_THREADS, 0, st>>>(a, lv, Tk);
+}
+
 /* One LMS tree of the fused path: chains, leaves, inner levels. A leaf hashes its whole
  * one-time public key (34 compressions at W4), so the leaves go in blocks of 32 threads:
  * a 1,024-leaf tree then spreads over 32 SMs instead of crowding 4. */
@@ -1082,11 +1144,7 @@ template <int NW> static void lf_tree(device_ctx *d, const lf_args &a, uint8_t *
     const unsigned lt = leaves >= 32768 ? 128 : 32;
     lf_chains_sha256<NW><<<sfs_blocks(chains), SFS_THREADS, 0, d->stream>>>(a, dvals);
     lf_leaves_sha256<NW><<<(unsigned)((leaves + lt - 1) / lt), lt, 0, d->stream>>>(a, dvals, Tk);
-    if (a.h <= SFS_LEVELS_BLOCK_H)
-        lf_levels_block_sha256<NW><<<1, 512, 0, d->stream>>>(a, Tk);
-    else
-        for (uint32_t lv = 1u << (a.h - 1); lv >= 1; lv /= 2)
-            lf_level_sha256<NW><<<sfs_blocks(lv), SFS_THREADS, 0, d->stream>>>(a, lv, Tk);
+    lf_levels<NW>(a, Tk, d->stream);
 }
 
 /* The fused path (every level SHA-256): every tree built on the GPU, one after another
@@ -1108,8 +1166,8 @@ static int lms_fused(device_ctx *d, const hss_view &v, std::vector<ltree_t> &tre
         const size_t c = ((size_t)v.ots[i]->p << v.lms[i]->h) * v.ots[i]->n;
         vals = c > vals ? c : vals;
     }
-    const size_t a_dig = 4 * (nbottom << hb), up_len = a_dig + count * pb,
-                 sig_bytes = count * pb * nb, node_bytes = t_at[T];
+    const size_t a_dig = 4 * (nbottom << hb), a_q = (a_dig + count * pb + 3) & ~(size_t)3,
+                 up_len = a_q + 4 * count, sig_bytes = count * pb * nb, node_bytes = t_at[T];
     uint8_t *hup, *dup, *dnodes, *dvals, *dsig, *hnodes, *hsig;
     int err;
     std::lock_guard<std::mutex> g(d->lock);
@@ -1126,8 +1184,22 @@ static int lms_fused(device_ctx *d, const hss_view &v, std::vector<ltree_t> &tre
     for (size_t m = 0; m < count; m++)
         cap[((tree[m] - bottom0) << hb) + q[m]] = (int32_t)m;
     memcpy(hup + a_dig, dig, count * pb);
-    HBS_CUDA(cudaMemcpyAsync(dup, hup, up_len, cudaMemcpyHostToDevice, d->stream));
-    for (size_t k = 0; k < T; k++) {
+    memcpy(hup + a_q, q, 4 * count);
+    /* the top level's tree from the cache, or into it for later batches (every batch of the
+     * key needs it); its one-time signatures, if it is the bottom level, from the secrets */
+    tree_entry *hit0 = nullptr, *keep0 = nullptr;
+    if (tree_cache_on() && v.root0 && trees[0].level == 0 && v.lms[0]->h <= SFS_MAX_TREE_H) {
+        uint8_t id[32];
+        const uint64_t tick = ++d->tree_tick;
+        lms_tree_cache_id(id, v.ots[0]->n, v.ots[0]->w, v.lms[0]->h, v.I0, v.root0);
+        d->tree_cache.reserve(SFS_TREE_CACHE_MAX);
+        if (!(hit0 = tree_cache_find(d, id, 0, 0, t_at[1], tick)))
+            keep0 = tree_cache_slot(d, id, 0, 0, t_at[1], tick);
+    }
+    tm.note("trees from the cache", hit0 ? 1 : 0, T);
+    err = cuda_err(cudaMemcpyAsync(dup, hup, up_len, cudaMemcpyHostToDevice, d->stream),
+                   "cudaMemcpyAsync", __LINE__);
+    for (size_t k = 0; k < T && !err; k++) {
         const unsigned i = trees[k].level, h = v.lms[i]->h;
         const hbs_lmots_type *o = v.ots[i];
         uint8_t *Tk = dnodes + t_at[k];
@@ -1144,16 +1216,59 @@ static int lms_fused(device_ctx *d, const hss_view &v, std::vector<ltree_t> &tre
             a.digits = dup + a_dig;
             a.sig = dsig;
         }
-        if (o->n == 32)
+        if (k == 0 && hit0) {
+            err = cuda_err(cudaMemcpyAsync(Tk, hit0->p, t_at[1], cudaMemcpyDeviceToDevice,
+                                           d->stream),
+                           "cudaMemcpyAsync", __LINE__);
+            size_t ia = 0, ib = 0; /* its messages (consecutive) */
+            while (k >= bottom0 && ia < count && tree[ia] != k)
+                ia++;
+            for (ib = ia; k >= bottom0 && ib < count && tree[ib] == k;)
+                ib++;
+            if (!err && ib > ia) {
+                ls_args la;
+                memcpy(la.I, a.I, 16);
+                memcpy(la.seed, a.seed, sizeof la.seed);
+                la.n = a.n;
+                la.p = a.p;
+                const uint32_t nj = (uint32_t)(ib - ia);
+                const uint32_t *qs = (const uint32_t *)(dup + a_q) + ia;
+                const uint8_t *dg = dup + a_dig + ia * pb;
+                const unsigned b = sfs_blocks((uint64_t)nj * pb);
+                if (o->n == 32)
+                    lms_ots_sign_sha256<8><<<b, SFS_THREADS, 0, d->stream>>>(la, qs, dg, nj, dsig + ia * pb * nb);
+                else
+                    lms_ots_sign_sha256<6><<<b, SFS_THREADS, 0, d->stream>>>(la, qs, dg, nj, dsig + ia * pb * nb);
+                hbs_memzero(&la, sizeof la);
+            }
+        } else if (o->n == 32) {
             lf_tree<8>(d, a, dvals, Tk);
-        else
+        } else {
             lf_tree<6>(d, a, dvals, Tk);
+        }
+        if (k == 0 && keep0 && !err)
+            err = cuda_err(cudaMemcpyAsync(keep0->p, Tk, t_at[1], cudaMemcpyDeviceToDevice,
+                                           d->stream),
+                           "cudaMemcpyAsync", __LINE__);
         hbs_memzero(&a, sizeof a);
     }
-    HBS_CUDA(cudaGetLastError());
-    HBS_CUDA(cudaMemcpyAsync(hnodes, dnodes, node_bytes, cudaMemcpyDeviceToHost, d->stream));
-    HBS_CUDA(cudaMemcpyAsync(hsig, dsig, sig_bytes, cudaMemcpyDeviceToHost, d->stream));
-    HBS_CUDA(cudaStreamSynchronize(d->stream));
+    if (!err)
+        err = cuda_err(cudaGetLastError(), "kernel launch", __LINE__);
+    if (!err)
+        err = cuda_err(cudaMemcpyAsync(hnodes, dnodes, node_bytes, cudaMemcpyDeviceToHost,
+                                       d->stream),
+                       "cudaMemcpyAsync", __LINE__);
+    if (!err)
+        err = cuda_err(cudaMemcpyAsync(hsig, dsig, sig_bytes, cudaMemcpyDeviceToHost, d->stream),
+                       "cudaMemcpyAsync", __LINE__);
+    if (!err)
+        err = cuda_err(cudaStreamSynchronize(d->stream), "cudaStreamSynchronize", __LINE__);
+    if (err) {
+        cudaStreamSynchronize(d->stream);
+        if (keep0) /* what it holds is not known to be whole */
+            tree_cache_drop(keep0);
+        return err;
+    }
     tm.mark("gpu trees+signatures");
     par_for(T, [&](size_t k) {
         trees[k].T.assign(hnodes + t_at[k], hnodes + t_at[k + 1]);
@@ -1171,9 +1286,9 @@ struct lsig {
 };
 
 static int hss_batch(device_ctx *d, const hbs_leaf_engine *e, const uint8_t *st, size_t stlen,
-                     uint64_t first, uint8_t *sigs, size_t sb, const uint8_t *const *msgs,
-                     const size_t *msglens, size_t count, bool *cpu, std::vector<ltree_t> &trees,
-                     sign_timer &tm)
+                     const uint8_t *pk, size_t pklen, uint64_t first, uint8_t *sigs, size_t sb,
+                     const uint8_t *const *msgs, const size_t *msglens, size_t count, bool *cpu,
+                     std::vector<ltree_t> &trees, sign_timer &tm)
 {
     hss_view v;
     size_t off;
@@ -1196,6 +1311,12 @@ static int hss_batch(device_ctx *d, const hbs_leaf_engine *e, const uint8_t *st,
         return HBS_ERR_STATE;
     v.I0 = st + off;
     v.seed0 = st + off + 16;
+    /* the public key, u32 L || u32 type || u32 otstype || I || T[1], names the top tree */
+    v.root0 = pk && pklen == 28 + (size_t)v.lms[0]->m && sget32(pk) == v.L &&
+                      sget32(pk + 4) == v.lms[0]->code && sget32(pk + 8) == v.ots[0]->code &&
+                      memcmp(pk + 12, v.I0, 16) == 0
+                  ? pk + 28
+                  : nullptr;
     for (unsigned i = v.L, s = 0; i-- > 0;) {
         v.shift[i] = s;
         s += v.lms[i]->h;
@@ -1391,6 +1512,146 @@ static int hss_batch(device_ctx *d, const hbs_leaf_engine *e, const uint8_t *st,
     return err;
 }
 
+/* ---- trees from key generation into the cache ----
+ * Key generation on the GPU makes every leaf of a key's first trees; their inner levels cost
+ * the GPU a small part of that, and a batch signer that finds the trees makes only the
+ * one-time signatures (a whole XMSS-SHA2_10_256 or LMS H10 key signed in one batch builds no
+ * tree). Called with d->lock held, once the leaves are in dleaves; best effort: whatever
+ * fails leaves the cache without these trees and the GPU's error state clear. */
+
+/* Copies tree `nodes` (bytes) into an entry for (id, layer, tree) unless one is there. */
+static bool tree_cache_put(device_ctx *d, const uint8_t id[32], uint32_t layer, uint64_t tree,
+                           const uint8_t *nodes, size_t bytes, uint64_t tick,
+                           std::vector<tree_entry *> &taken)
+{
+    if (tree_cache_find(d, id, layer, tree, bytes, tick))
+        return true;
+    tree_entry *e = tree_cache_slot(d, id, layer, tree, bytes, tick);
+    if (!e)
+        return true; /* no room: nothing kept, nothing wrong */
+    taken.push_back(e);
+    return cudaMemcpyAsync(e->p, nodes, bytes, cudaMemcpyDeviceToDevice, d->stream) ==
+           cudaSuccess;
+}
+
+/* The end of a fill: the copies done, or the entries taken dropped. */
+static void tree_cache_settle(device_ctx *d, bool ok, std::vector<tree_entry *> &taken)
+{
+    if (!(ok && cudaStreamSynchronize(d->stream) == cudaSuccess)) {
+        cudaStreamSynchronize(d->stream);
+        for (tree_entry *e : taken)
+            tree_cache_drop(e);
+        (void)cudaGetLastError();
+        gpu_clear_error();
+    }
+}
+
+/* XMSS (SHA-256, n = 32): the trees of layers 0 and d - 1 among jobs, when they are whole
+ * and the top layer's is one of them (its root, the key's, names the key's trees). */
+void tree_cache_keep_xmss(device_ctx *d, const hbs_xmss_leaf_job *jobs, size_t njobs,
+                          uint32_t first, size_t count, const uint8_t *dleaves)
+{
+    if (!tree_cache_on() || first != 0 || njobs == 0 || njobs > SF_MAX_TREES || !jobs[0].oid)
+        return;
+    const hbs_xmss_params *p = hbs_xmss_params_by_oid(jobs[0].mt, jobs[0].oid);
+    if (!p || p->func != XMSS_FUNC_SHA256 || p->n != 32 || jobs[0].n != 32 ||
+        p->tree_h > SFS_MAX_TREE_H || count != (size_t)1 << p->tree_h)
+        return;
+    const unsigned H = p->tree_h, D = p->d;
+    const size_t tn = ((size_t)2 << H) - 1, lvp_b = xf_levels_scratch(H, njobs);
+    size_t top = njobs;
+    for (size_t k = 0; k < njobs; k++)
+        if (jobs[k].layer == D - 1 && jobs[k].tree == 0)
+            top = k;
+    if (top == njobs)
+        return;
+    const size_t a_tree = (4 * njobs + 7) & ~(size_t)7, a_root = a_tree + 8 * njobs,
+                 up = a_root + 32;
+    uint8_t *hup, *dup, *dnodes;
+    uint32_t *dlvp = nullptr;
+    if (host_buf(d, SFS_F_UP, up, (void **)&hup) || dev_buf(d, SFS_F_UP, up, (void **)&dup) ||
+        dev_buf(d, SFS_F_NODES, njobs * tn * 32, (void **)&dnodes) ||
+        (lvp_b && dev_buf(d, SFS_F_LVPREP, lvp_b, (void **)&dlvp))) {
+        gpu_clear_error();
+        return;
+    }
+    for (size_t k = 0; k < njobs; k++) {
+        ((uint32_t *)hup)[k] = jobs[k].layer;
+        ((uint64_t *)(hup + a_tree))[k] = jobs[k].tree;
+    }
+    bool ok = cudaMemcpyAsync(dup, hup, a_root, cudaMemcpyHostToDevice, d->stream) == cudaSuccess;
+    for (size_t k = 0; k < njobs && ok; k++)
+        ok = cudaMemcpyAsync(dnodes + k * tn * 32, dleaves + k * count * 32, count * 32,
+                             cudaMemcpyDeviceToDevice, d->stream) == cudaSuccess;
+    xf_args f;
+    memset(&f, 0, sizeof f);
+    memcpy(f.x.pub_seed, jobs[0].pub_seed, 32); /* the levels need no secret */
+    f.x.n = 32;
+    f.x.padlen = p->padlen;
+    f.x.len = p->len;
+    f.layer = (const uint32_t *)dup;
+    f.tree = (const uint64_t *)(dup + a_tree);
+    f.h = H;
+    if (ok)
+        xf_levels(f, 0, njobs, dnodes, dlvp, d->stream);
+    ok = ok && cudaGetLastError() == cudaSuccess &&
+         cudaMemcpyAsync(hup + a_root, dnodes + (top * tn + tn - 1) * 32, 32,
+                         cudaMemcpyDeviceToHost, d->stream) == cudaSuccess &&
+         cudaStreamSynchronize(d->stream) == cudaSuccess;
+    std::vector<tree_entry *> taken;
+    if (ok) {
+        uint8_t id[32];
+        tree_cache_id(id, p, jobs[0].pub_seed, hup + a_root);
+        const uint64_t tick = ++d->tree_tick;
+        d->tree_cache.reserve(SFS_TREE_CACHE_MAX); /* entries stay where they are */
+        for (size_t k = 0; k < njobs && ok; k++)
+            if (jobs[k].layer == 0 || jobs[k].layer == D - 1)
+                ok = tree_cache_put(d, id, jobs[k].layer, jobs[k].tree, dnodes + k * tn * 32,
+                                    tn * 32, tick, taken);
+    }
+    tree_cache_settle(d, ok, taken);
+}
+
+/* LMS (SHA-256): a whole tree, named by its own type, I and root. */
+void tree_cache_keep_lms(device_ctx *d, const hbs_lms_leaf_job *j, uint32_t first,
+                         size_t count, const uint8_t *dleaves)
+{
+    if (!tree_cache_on() || first != 0 || j->hash != HBS_LMS_HASH_SHA256 ||
+        (j->n != 32 && j->n != 24) || j->h > SFS_MAX_TREE_H || count != (size_t)1 << j->h)
+        return;
+    const size_t n = j->n, bytes = (2 * count - 1) * n;
+    uint8_t *hroot, *dT;
+    if (host_buf(d, SFS_F_UP, 32, (void **)&hroot) ||
+        dev_buf(d, SFS_F_NODES, bytes, (void **)&dT)) {
+        gpu_clear_error();
+        return;
+    }
+    lf_args a;
+    memset(&a, 0, sizeof a); /* the levels need no secret */
+    memcpy(a.I, j->I, 16);
+    a.n = (uint32_t)n;
+    a.p = j->p;
+    a.w = j->w;
+    a.h = j->h;
+    bool ok = cudaMemcpyAsync(dT + (count - 1) * n, dleaves, count * n,
+                              cudaMemcpyDeviceToDevice, d->stream) == cudaSuccess;
+    if (ok && n == 32)
+        lf_levels<8>(a, dT, d->stream);
+    else if (ok)
+        lf_levels<6>(a, dT, d->stream);
+    ok = ok && cudaGetLastError() == cudaSuccess &&
+         cudaMemcpyAsync(hroot, dT, n, cudaMemcpyDeviceToHost, d->stream) == cudaSuccess &&
+         cudaStreamSynchronize(d->stream) == cudaSuccess;
+    std::vector<tree_entry *> taken;
+    if (ok) {
+        uint8_t id[32];
+        lms_tree_cache_id(id, j->n, j->w, j->h, j->I, hroot);
+        d->tree_cache.reserve(SFS_TREE_CACHE_MAX);
+        ok = tree_cache_put(d, id, 0, 0, dT, bytes, ++d->tree_tick, taken);
+    }
+    tree_cache_settle(d, ok, taken);
+}
+
 /* ---- the batch end: the key moves over the batch on the batch's own leaves ----
  * An engine that hands out the leaves of the trees the batch built and asks the GPU for the
  * rest: the traversal state after the batch is what the CPU would make (the engine changes
@@ -1483,6 +1744,11 @@ static int sign_many(hbs_stateful_key *key, uint8_t *sigs, size_t sb, const uint
     if ((err = hbs_stateful_batch_state(key, count, &first, &state, &statelen)) != HBS_OK)
         return err;
     const hbs_stateful_family family = hbs_stateful_key_family(key);
+    /* (read before the reservation's thread starts: it names the key's trees in the cache) */
+    uint8_t pk[HBS_STATEFUL_MAX_PK_BYTES];
+    size_t pklen = 0;
+    if (hbs_stateful_key_public(key, pk, sizeof pk, &pklen) != HBS_OK)
+        pklen = 0;
     int res_err = HBS_ERR_STATE;
     uint64_t res_first = 0;
     double res_ms = 0;
@@ -1505,8 +1771,8 @@ static int sign_many(hbs_stateful_key *key, uint8_t *sigs, size_t sb, const uint
     /* nothing may throw across the C interface: out of memory is an error code */
     try {
         if (family == HBS_STATEFUL_HSS)
-            err = hss_batch(d, &e, state, statelen, first, sigs, sb, msgs, msglens, count, &cpu,
-                            lt, tm);
+            err = hss_batch(d, &e, state, statelen, pklen ? pk : nullptr, pklen, first, sigs,
+                            sb, msgs, msglens, count, &cpu, lt, tm);
         else
             err = xmss_batch(d, &e, state, statelen, first, sigs, sb, msgs, msglens, count,
                              &cpu, xt, &cache.H, &cache.n, tm);

@@ -178,6 +178,8 @@ static int engine_blocks(build_run *r, size_t nblocks)
     job.sk_seed = c->sk_seed;
     job.layer = r->t->layer;
     job.tree = r->t->tree;
+    job.oid = c->p->oid;
+    job.mt = c->p->mt;
     r->leaves = buf;
     for (size_t b0 = 0; b0 < nblocks && !atomic_load(&r->cancelled); b0 += slice) {
         size_t m = nblocks - b0 < slice ? nblocks - b0 : slice;

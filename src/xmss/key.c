@@ -235,6 +235,8 @@ static void engine_job(const hbs_xmss_key *k, hbs_xmss_leaf_job *j, unsigned i, 
     j->sk_seed = k->sk_seed;
     j->layer = i;
     j->tree = tree;
+    j->oid = p->oid;
+    j->mt = p->mt;
 }
 
 static int feed_upto(hbs_xmss_key *k, unsigned i, uint64_t tree, uint32_t upto)

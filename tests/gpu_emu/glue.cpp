@@ -19,14 +19,6 @@ extern "C" {
 
 extern "C" int hbs_gpu_device_count(void) { return 1; }
 extern "C" const char *hbs_gpu_last_error(void) { return ""; }
-extern "C" int hbs_gpu_stateful_keygen(const char *alg, const char *path, unsigned traversal,
-                                       uint8_t *pk, size_t pkcap, size_t *pklen,
-                                       const uint8_t *seed, size_t seedlen,
-                                       hbs_progress_fn progress, void *user)
-{
-    return hbs_stateful_keygen_ex(alg, path, traversal, pk, pkcap, pklen, seed, seedlen,
-                                  progress, user);
-}
 
 extern "C" int hbs_gpu_alloc(int device, void **out, size_t bytes)
 {
@@ -65,7 +57,13 @@ static int emu_lms(void *, const hbs_lms_leaf_job *j, uint32_t first, size_t cou
             o = &hbs_lmots_types[i];
     if (!t || !o)
         return HBS_ERR_UNSUPPORTED;
-    return hbs_lms_leaves(t, o, j->I, j->seed, first, count, out);
+    const int err = hbs_lms_leaves(t, o, j->I, j->seed, first, count, out);
+    if (err == HBS_OK) {
+        hbs_gpu::device_ctx *d = hbs_gpu::devices_in_use()[0];
+        std::lock_guard<std::mutex> g(d->lock);
+        hbs_gpu::tree_cache_keep_lms(d, j, first, count, out);
+    }
+    return err;
 }
 
 static int emu_xmss(void *, const hbs_xmss_leaf_job *jobs, size_t njobs, uint32_t first,
@@ -86,6 +84,9 @@ static int emu_xmss(void *, const hbs_xmss_leaf_job *jobs, size_t njobs, uint32_
     for (size_t k = 0; k < njobs; k++)
         hbs_xmss_leaf_range(&c, out + k * count * p->n, jobs[k].layer, jobs[k].tree, first, count);
     hbs_xmss_ctx_wipe(&c);
+    hbs_gpu::device_ctx *d = hbs_gpu::devices_in_use()[0];
+    std::lock_guard<std::mutex> g(d->lock);
+    hbs_gpu::tree_cache_keep_xmss(d, jobs, njobs, first, count, out);
     return HBS_OK;
 }
 
@@ -98,4 +99,17 @@ extern "C" int hbs_gpu_leaf_engine(hbs_leaf_engine *e)
     e->min_leaves = 32;
     e->slice_leaves = (size_t)1 << 18;
     return HBS_OK;
+}
+
+/* Key generation "on the GPU": the CPU's, with the leaves from the engine above, which also
+ * fills the batch signer's tree cache as the GPU's does. */
+extern "C" int hbs_gpu_stateful_keygen(const char *alg, const char *path, unsigned traversal,
+                                       uint8_t *pk, size_t pkcap, size_t *pklen,
+                                       const uint8_t *seed, size_t seedlen,
+                                       hbs_progress_fn progress, void *user)
+{
+    hbs_leaf_engine e;
+    hbs_gpu_leaf_engine(&e);
+    return hbs_stateful_keygen_engine(alg, path, traversal, pk, pkcap, pklen, seed, seedlen,
+                                      progress, user, &e);
 }

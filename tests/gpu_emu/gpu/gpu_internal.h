@@ -9,6 +9,8 @@
 #include <mutex>
 #include <vector>
 
+#include "core/leaf_engine.h"
+
 typedef int cudaError_t;
 typedef int *cudaStream_t;
 enum { cudaSuccess = 0, cudaMemcpyHostToDevice = 1, cudaMemcpyDeviceToHost = 2,
@@ -106,5 +108,10 @@ static inline int host_buf(device_ctx *d, unsigned slot, size_t bytes, void **ou
 {
     return emu_buf(d->host, slot, bytes, out);
 }
+
+void tree_cache_keep_xmss(device_ctx *d, const hbs_xmss_leaf_job *jobs, size_t njobs,
+                          uint32_t first, size_t count, const uint8_t *dleaves);
+void tree_cache_keep_lms(device_ctx *d, const hbs_lms_leaf_job *job, uint32_t first,
+                         size_t count, const uint8_t *dleaves);
 
 } // namespace hbs_gpu
