@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <functional>
 #include <mutex>
 #include <vector>
 
@@ -49,6 +50,17 @@ struct tree_entry {
     size_t bytes = 0;
 };
 
+/* A fill of the tree cache by key generation still running on the GPU (stateful_sign.cu):
+ * its entries are taken but cannot be found until the root that names them is back. */
+struct tree_fill {
+    cudaEvent_t done = nullptr;
+    const uint8_t *root = nullptr; /* pinned: where the root arrives */
+    std::function<void(const uint8_t *root, uint8_t id[32])> name;
+    std::vector<tree_entry *> e;
+    std::vector<uint32_t> layer;
+    std::vector<uint64_t> tree;
+};
+
 struct device_ctx {
     int ordinal = 0;
     cudaStream_t stream = nullptr;
@@ -63,6 +75,7 @@ struct device_ctx {
     size_t mem_total = 0;
     std::vector<tree_entry> tree_cache;
     uint64_t tree_tick = 0;
+    tree_fill fill;
 };
 
 /* The GPUs in use (the chosen set, or every visible one); empty without a GPU. */

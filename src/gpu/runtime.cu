@@ -269,6 +269,9 @@ static void release_device(device_ctx *d)
         if (t.p)
             (void)cudaFree(t.p);
     d->tree_cache.clear();
+    if (d->fill.done)
+        (void)cudaEventDestroy(d->fill.done);
+    d->fill = tree_fill();
     d->dev.clear();
     d->host.clear();
     d->gen++;

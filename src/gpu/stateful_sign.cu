@@ -27,6 +27,7 @@
 #include <string.h>
 #include <time.h>
 
+#include <array>
 #include <mutex>
 #include <new>
 #include <string>
@@ -57,6 +58,10 @@ enum { SFS_HOST = 54, SFS_DEV_JOBS = 54, SFS_DEV_OUT = 55 };
 enum { SFS_F_UP = 56, SFS_F_NODES = 57, SFS_F_VALS = 58, SFS_F_SIG = 59, SFS_F_LT = 60,
        SFS_F_PREP = 61, SFS_F_JOBS = 62, SFS_F_OUT = 63, SFS_F_VALS2 = 64, SFS_F_LT2 = 65,
        SFS_F_PREP2 = 66, SFS_F_LVPREP = 67, SFS_F_LVPREP2 = 68, SFS_F_UPPREP = 69 };
+enum { SFS_FILL_ROOT = 71, SFS_F_SPREP = 72, SFS_F_SPREP2 = 73 };
+/* The bottom trees from the cache sign in two passes (xs_prep_sha256) while their steps'
+ * scratch, 960 words a message, stays under this; above, in one. */
+#define SFS_SPREP_MAX ((size_t)256 << 20) /* host: the root a fill of the cache from key generation names */
 
 #define SFS_THREADS 256
 #define SFS_MAX_TREE_H 16
@@ -177,9 +182,43 @@ static void tree_cache_drop(tree_entry *e)
     e->used = 0;
 }
 
+/* Names the entries of the fill from key generation that is still pending (waiting for its
+ * root), or drops them if it failed or they are there already. */
+static void tree_cache_resolve(device_ctx *d)
+{
+    tree_fill &f = d->fill;
+    if (!f.done)
+        return;
+    const bool ok = cudaEventSynchronize(f.done) == cudaSuccess;
+    uint8_t id[32];
+    if (ok)
+        f.name(f.root, id);
+    for (size_t i = 0; i < f.e.size(); i++) {
+        tree_entry *e = f.e[i];
+        bool dup = false;
+        for (const tree_entry &t : d->tree_cache)
+            dup = dup || (&t != e && t.p && t.layer == f.layer[i] && t.tree == f.tree[i] &&
+                          t.bytes == e->bytes && ok && memcmp(t.id, id, 32) == 0);
+        if (ok && !dup) {
+            memcpy(e->id, id, 32);
+            e->layer = f.layer[i];
+            e->tree = f.tree[i];
+        } else {
+            tree_cache_drop(e);
+        }
+    }
+    cudaEventDestroy(f.done);
+    if (!ok) {
+        (void)cudaGetLastError();
+        gpu_clear_error();
+    }
+    d->fill = tree_fill();
+}
+
 static tree_entry *tree_cache_find(device_ctx *d, const uint8_t id[32], uint32_t layer,
                                    uint64_t tree, size_t bytes, uint64_t tick)
 {
+    tree_cache_resolve(d);
     for (tree_entry &t : d->tree_cache)
         if (t.p && t.layer == layer && t.tree == tree && t.bytes == bytes &&
             memcmp(t.id, id, 32) == 0) {
@@ -195,6 +234,7 @@ static tree_entry *tree_cache_find(device_ctx *d, const uint8_t id[32], uint32_t
 static tree_entry *tree_cache_slot(device_ctx *d, const uint8_t id[32], uint32_t layer,
                                    uint64_t tree, size_t bytes, uint64_t tick)
 {
+    tree_cache_resolve(d);
     tree_entry *e = nullptr;
     if (d->tree_cache.size() < SFS_TREE_CACHE_MAX) {
         d->tree_cache.emplace_back();
@@ -566,7 +606,7 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
     const size_t vals_b = (span << H) * len * 32, lt_b = (span << H) * lt_s * 32,
                  prep_b = (span << H) * lt_u * 96 + 96,
                  lvp_b = xf_levels_scratch(H, gsize > usize ? gsize : usize);
-    uint32_t *dlvp[2] = {nullptr, nullptr}, *dupp = nullptr;
+    uint32_t *dlvp[2] = {nullptr, nullptr}, *dupp = nullptr, *dsprep[2] = {nullptr, nullptr};
     int err;
     std::lock_guard<std::mutex> g(d->lock);
     if ((err = host_buf(d, SFS_F_UP, up_len, (void **)&hup)) ||
@@ -709,7 +749,12 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
                 jb.leaf = (const uint32_t *)(dup + a_jleaf) + ia;
                 jb.tree = (const uint64_t *)(dup + a_jtree) + ia;
                 jb.digits = dup + a_dig + ia * len;
-                xmss_wots_sign_sha256<<<sfs_blocks((uint64_t)(ib - ia) * len), SFS_THREADS, 0, st>>>(f.x, jb, (uint32_t)(ib - ia), dsig + ia * len * 32);
+                if (dsprep[q]) {
+                    xs_prep_sha256<<<(unsigned)(ib - ia), 128, 0, st>>>(f.x, jb, (uint32_t)(ib - ia), dsprep[q]);
+                    xs_sign_prepped_sha256<<<sfs_blocks((uint64_t)(ib - ia) * len), SFS_THREADS, 0, st>>>(f.x, jb, (uint32_t)(ib - ia), dsprep[q], dsig + ia * len * 32);
+                } else {
+                    xmss_wots_sign_sha256<<<sfs_blocks((uint64_t)(ib - ia) * len), SFS_THREADS, 0, st>>>(f.x, jb, (uint32_t)(ib - ia), dsig + ia * len * 32);
+                }
             }
             k++;
         }
@@ -779,6 +824,23 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
         for (tree_entry *e : hit)
             h += e != nullptr;
         tm.note("trees from the cache", h, T);
+    }
+    /* the two-pass signing's scratch for the bottom trees from the cache, one per stream */
+    {
+        size_t most = 0;
+        for (uint64_t k = 0; k < nbottom; k++)
+            if (hit[k]) {
+                const uint64_t G0 = (tfirst0 + k) << H, G1 = (tfirst0 + k + 1) << H;
+                const size_t ia = G0 <= first ? 0 : (size_t)(G0 - first),
+                             ib = G1 - first < count ? (size_t)(G1 - first) : count;
+                most = ib - ia > most ? ib - ia : most;
+            }
+        const size_t b = most * len * 15 * 64;
+        if (!err && most && b <= SFS_SPREP_MAX) {
+            err = dev_buf(d, SFS_F_SPREP, b, (void **)&dsprep[0]);
+            if (!err && two)
+                err = dev_buf(d, SFS_F_SPREP2, b, (void **)&dsprep[1]);
+        }
     }
     if (!err && !(err = cuda_err(cudaEventRecord(ev[0], st[0]), "cudaEventRecord", __LINE__)) &&
         usize && !(err = cuda_err(cudaStreamWaitEvent(st[1], ev[0], 0), "cudaStreamWaitEvent", __LINE__)))
@@ -1151,9 +1213,21 @@ template <int NW> static void lf_tree(device_ctx *d, const lf_args &a, uint8_t *
  * (each one's SEED a kernel parameter), leaves and inner nodes, the bottom level's trees
  * (trees[bottom0 ..]) signing the count messages on the way: message m at leaf q[m] of tree
  * tree[m], digits dig + m * p; its y into out[m] + 8 + n. The nodes come back into the trees. */
+/* With `whole` (a one-level key: its one tree signs every message), the batch is done
+ * here to the end: the messages hashed, the signatures put together and copied into
+ * whole->sigs; dig and out are unused. */
+struct lf_whole {
+    const uint8_t *const *msgs;
+    const size_t *mlens;
+    uint8_t *sigs;
+    size_t sb;
+    uint64_t first;
+};
+
 static int lms_fused(device_ctx *d, const hss_view &v, std::vector<ltree_t> &trees,
                      size_t bottom0, size_t count, const size_t *tree, const uint32_t *q,
-                     const uint8_t *dig, uint8_t *const *out, sign_timer &tm)
+                     const uint8_t *dig, uint8_t *const *out, const lf_whole *whole,
+                     sign_timer &tm)
 {
     const unsigned b = v.L - 1;
     const size_t T = trees.size(), hb = v.lms[b]->h, pb = v.ots[b]->p, nb = v.ots[b]->n;
@@ -1166,9 +1240,22 @@ static int lms_fused(device_ctx *d, const hss_view &v, std::vector<ltree_t> &tre
         const size_t c = ((size_t)v.ots[i]->p << v.lms[i]->h) * v.ots[i]->n;
         vals = c > vals ? c : vals;
     }
-    const size_t a_dig = 4 * (nbottom << hb), a_q = (a_dig + count * pb + 3) & ~(size_t)3,
-                 up_len = a_q + 4 * count, sig_bytes = count * pb * nb, node_bytes = t_at[T];
-    uint8_t *hup, *dup, *dnodes, *dvals, *dsig, *hnodes, *hsig;
+    /* upload: cap, the digits (or room for them), q; with `whole`, the messages' offsets,
+     * lengths and bytes. On the GPU: y, then with `whole` C and the signatures. */
+    std::vector<uint64_t> moff(whole ? count : 0);
+    size_t mbytes = 0;
+    for (size_t m = 0; m < moff.size(); m++) {
+        moff[m] = mbytes;
+        mbytes += whole->mlens[m];
+    }
+    const size_t a_dig = 4 * (nbottom << hb), a_q = (a_dig + count * pb + 7) & ~(size_t)7,
+                 a_off = a_q + ((4 * count + 7) & ~(size_t)7), a_mlen = a_off + 8 * count,
+                 a_msg = a_mlen + 4 * count,
+                 up_len = whole ? a_msg + mbytes : a_q + 4 * count,
+                 sig_bytes = count * pb * nb + (whole ? count * nb : 0), node_bytes = t_at[T],
+                 out_bytes = whole ? count * whole->sb : 0;
+    uint8_t *hup, *dup, *dnodes, *dvals, *dsig, *hnodes, *hsig = nullptr, *dout = nullptr,
+                                                         *hout = nullptr;
     int err;
     std::lock_guard<std::mutex> g(d->lock);
     if ((err = host_buf(d, SFS_F_UP, up_len, (void **)&hup)) ||
@@ -1177,13 +1264,26 @@ static int lms_fused(device_ctx *d, const hss_view &v, std::vector<ltree_t> &tre
         (err = dev_buf(d, SFS_F_VALS, vals, (void **)&dvals)) ||
         (err = dev_buf(d, SFS_F_SIG, sig_bytes, (void **)&dsig)) ||
         (err = host_buf(d, SFS_F_NODES, node_bytes, (void **)&hnodes)) ||
-        (err = host_buf(d, SFS_F_SIG, sig_bytes, (void **)&hsig)))
+        (!whole && (err = host_buf(d, SFS_F_SIG, sig_bytes, (void **)&hsig))) ||
+        (whole && (err = dev_buf(d, SFS_F_OUT, out_bytes, (void **)&dout))) ||
+        (whole && (err = host_buf(d, SFS_F_OUT, out_bytes, (void **)&hout))))
         return err;
     int32_t *cap = (int32_t *)hup;
     memset(cap, 0xff, 4 * (nbottom << hb));
     for (size_t m = 0; m < count; m++)
         cap[((tree[m] - bottom0) << hb) + q[m]] = (int32_t)m;
-    memcpy(hup + a_dig, dig, count * pb);
+    if (whole) {
+        for (size_t m = 0; m < count; m++) {
+            ((uint64_t *)(hup + a_off))[m] = moff[m];
+            ((uint32_t *)(hup + a_mlen))[m] = (uint32_t)whole->mlens[m];
+        }
+        par_for(count, [&](size_t m) {
+            if (whole->mlens[m])
+                memcpy(hup + a_msg + moff[m], whole->msgs[m], whole->mlens[m]);
+        });
+    } else {
+        memcpy(hup + a_dig, dig, count * pb);
+    }
     memcpy(hup + a_q, q, 4 * count);
     /* the top level's tree from the cache, or into it for later batches (every batch of the
      * key needs it); its one-time signatures, if it is the bottom level, from the secrets */
@@ -1199,6 +1299,26 @@ static int lms_fused(device_ctx *d, const hss_view &v, std::vector<ltree_t> &tre
     tm.note("trees from the cache", hit0 ? 1 : 0, T);
     err = cuda_err(cudaMemcpyAsync(dup, hup, up_len, cudaMemcpyHostToDevice, d->stream),
                    "cudaMemcpyAsync", __LINE__);
+    if (!err && whole) {
+        lf_msg_args ma;
+        memset(&ma, 0, sizeof ma);
+        ma.bytes = dup + a_msg;
+        ma.off = (const uint64_t *)(dup + a_off);
+        ma.mlen = (const uint32_t *)(dup + a_mlen);
+        memcpy(ma.I, v.I0, 16);
+        memcpy(ma.seed, v.seed0, nb);
+        ma.first = whole->first;
+        ma.count = (uint32_t)count;
+        ma.n = (uint32_t)nb;
+        ma.w = v.ots[b]->w;
+        ma.p = (uint32_t)pb;
+        ma.ls = v.ots[b]->ls;
+        ma.h = (uint32_t)hb;
+        ma.C = dsig + count * pb * nb;
+        ma.digits = dup + a_dig;
+        lf_messages_sha256<<<sfs_blocks(count), SFS_THREADS, 0, d->stream>>>(ma);
+        hbs_memzero(&ma, sizeof ma);
+    }
     for (size_t k = 0; k < T && !err; k++) {
         const unsigned i = trees[k].level, h = v.lms[i]->h;
         const hbs_lmots_type *o = v.ots[i];
@@ -1258,9 +1378,29 @@ static int lms_fused(device_ctx *d, const hss_view &v, std::vector<ltree_t> &tre
         err = cuda_err(cudaMemcpyAsync(hnodes, dnodes, node_bytes, cudaMemcpyDeviceToHost,
                                        d->stream),
                        "cudaMemcpyAsync", __LINE__);
-    if (!err)
+    if (!err && !whole)
         err = cuda_err(cudaMemcpyAsync(hsig, dsig, sig_bytes, cudaMemcpyDeviceToHost, d->stream),
                        "cudaMemcpyAsync", __LINE__);
+    if (!err && whole) {
+        lf_asm_args as;
+        as.T = dnodes;
+        as.C = dsig + count * pb * nb;
+        as.y = dsig;
+        as.out = dout;
+        as.first = whole->first;
+        as.sb = (uint32_t)whole->sb;
+        as.n = (uint32_t)nb;
+        as.p = (uint32_t)pb;
+        as.h = (uint32_t)hb;
+        as.ots_code = v.ots[b]->code;
+        as.lms_code = v.lms[b]->code;
+        lf_assemble<<<(unsigned)count, 128, 0, d->stream>>>(as);
+        err = cuda_err(cudaGetLastError(), "kernel launch", __LINE__);
+        if (!err)
+            err = cuda_err(cudaMemcpyAsync(hout, dout, out_bytes, cudaMemcpyDeviceToHost,
+                                           d->stream),
+                           "cudaMemcpyAsync", __LINE__);
+    }
     if (!err)
         err = cuda_err(cudaStreamSynchronize(d->stream), "cudaStreamSynchronize", __LINE__);
     if (err) {
@@ -1274,7 +1414,15 @@ static int lms_fused(device_ctx *d, const hss_view &v, std::vector<ltree_t> &tre
         trees[k].T.assign(hnodes + t_at[k], hnodes + t_at[k + 1]);
         lms_set_pk(v, trees[k]);
     });
-    par_for(count, [&](size_t m) { memcpy(out[m] + 8 + nb, hsig + m * pb * nb, pb * nb); });
+    if (whole) {
+        const size_t step = (size_t)1 << 20, parts = (out_bytes + step - 1) / step;
+        par_for(parts, [&](size_t c) {
+            const size_t b0 = c * step, b1 = b0 + step < out_bytes ? b0 + step : out_bytes;
+            memcpy(whole->sigs + b0, hout + b0, b1 - b0);
+        });
+    } else {
+        par_for(count, [&](size_t m) { memcpy(out[m] + 8 + nb, hsig + m * pb * nb, pb * nb); });
+    }
     return HBS_OK;
 }
 
@@ -1411,13 +1559,24 @@ static int hss_batch(device_ctx *d, const hbs_leaf_engine *e, const uint8_t *st,
         hbs_lmots_message_hash(o, Q, t.I, s.q, s.out + 8, msg, mlen);
         lms_coefs(o, a_all.data() + dig_at[k], Q);
     };
-    /* the bottom jobs' digits need no tree: they are hashed first, over the pool */
-    par_for(count, [&](size_t m) { prepare(nupper + m); });
-    tm.mark("messages");
     bool fused = fuse_enabled();
     for (unsigned i = 0; i < v.L; i++)
         fused = fused && v.ots[i]->hash == HBS_LMS_HASH_SHA256 && v.lms[i]->m == v.ots[i]->n &&
                 (v.ots[i]->n == 32 || v.ots[i]->n == 24);
+    /* a one-level key's batch is done on the GPU to the end (messages hashed, signatures
+     * put together) unless the messages are too big to stage there (or
+     * HBS_GPU_SIGN_HOST_MSGS=1 has the host do it, to compare) */
+    const char *hm = getenv("HBS_GPU_SIGN_HOST_MSGS");
+    bool whole = fused && v.L == 1 && !(hm && strcmp(hm, "1") == 0);
+    size_t mtotal = 0;
+    for (size_t m = 0; m < count && whole; m++) {
+        mtotal += msglens[m];
+        whole = msglens[m] <= UINT32_MAX && mtotal <= SFS_F_MSG_BYTES;
+    }
+    /* the bottom jobs' digits need no tree: they are hashed first, over the pool */
+    if (!whole)
+        par_for(count, [&](size_t m) { prepare(nupper + m); });
+    tm.mark("messages");
     size_t kend = jobs.size(); /* the jobs the chains below still sign */
     if (fused) {
         std::vector<size_t> jt(count);
@@ -1428,8 +1587,9 @@ static int hss_batch(device_ctx *d, const hbs_leaf_engine *e, const uint8_t *st,
             jq[m] = jobs[nupper + m].q;
             jo[m] = jobs[nupper + m].out;
         }
+        lf_whole wh = {msgs, msglens, sigs, sb, first};
         err = lms_fused(d, v, trees, level_at[v.L - 1], count, jt.data(), jq.data(),
-                        a_all.data() + dig_at[nupper], jo.data(), tm);
+                        a_all.data() + dig_at[nupper], jo.data(), whole ? &wh : nullptr, tm);
         kend = nupper;
     } else {
         for (size_t k = 0; k < trees.size() && !err; k++)
@@ -1478,8 +1638,8 @@ static int hss_batch(device_ctx *d, const hbs_leaf_engine *e, const uint8_t *st,
     }
     tm.mark("one-time signatures");
     /* assembly: L-1 || (signature of level i's key by level i-1 || level i's key) ...,
-     * and every LMS signature's type and path */
-    if (!err) {
+     * and every LMS signature's type and path (done on the GPU for a whole batch) */
+    if (!err && !whole) {
         par_for(jobs.size(), [&](size_t k) {
             const lsig &s = jobs[k];
             const ltree_t &t = trees[s.tree];
@@ -1516,34 +1676,60 @@ static int hss_batch(device_ctx *d, const hbs_leaf_engine *e, const uint8_t *st,
  * Key generation on the GPU makes every leaf of a key's first trees; their inner levels cost
  * the GPU a small part of that, and a batch signer that finds the trees makes only the
  * one-time signatures (a whole XMSS-SHA2_10_256 or LMS H10 key signed in one batch builds no
- * tree). Called with d->lock held, once the leaves are in dleaves; best effort: whatever
+ * tree). A fill is called with d->lock held, once the leaves are in dleaves, and returns
+ * while the GPU works on: the CPU meanwhile builds the key's state from the same leaves, and
+ * the entries get their name (from the root) at the cache's next use. Best effort: whatever
  * fails leaves the cache without these trees and the GPU's error state clear. */
 
-/* Copies tree `nodes` (bytes) into an entry for (id, layer, tree) unless one is there. */
-static bool tree_cache_put(device_ctx *d, const uint8_t id[32], uint32_t layer, uint64_t tree,
-                           const uint8_t *nodes, size_t bytes, uint64_t tick,
-                           std::vector<tree_entry *> &taken)
+/* The pending fill's entries (places for trees of `bytes` at (layer[i], tree[i])), taken
+ * now, before anything is launched: freeing an old entry waits for the device. */
+static bool tree_fill_take(device_ctx *d, const std::vector<uint32_t> &layer,
+                           const std::vector<uint64_t> &tree, size_t bytes)
 {
-    if (tree_cache_find(d, id, layer, tree, bytes, tick))
-        return true;
-    tree_entry *e = tree_cache_slot(d, id, layer, tree, bytes, tick);
-    if (!e)
-        return true; /* no room: nothing kept, nothing wrong */
-    taken.push_back(e);
-    return cudaMemcpyAsync(e->p, nodes, bytes, cudaMemcpyDeviceToDevice, d->stream) ==
-           cudaSuccess;
+    static const uint8_t none[32] = {0};
+    tree_fill &f = d->fill;
+    const uint64_t tick = ++d->tree_tick;
+    d->tree_cache.reserve(SFS_TREE_CACHE_MAX); /* entries stay where they are */
+    tree_cache_resolve(d);
+    for (size_t i = 0; i < layer.size(); i++) {
+        tree_entry *e = tree_cache_slot(d, none, UINT32_MAX, 0, bytes, tick);
+        if (!e)
+            break;
+        f.e.push_back(e);
+        f.layer.push_back(layer[i]);
+        f.tree.push_back(tree[i]);
+    }
+    return !f.e.empty();
 }
 
-/* The end of a fill: the copies done, or the entries taken dropped. */
-static void tree_cache_settle(device_ctx *d, bool ok, std::vector<tree_entry *> &taken)
+/* Starts the pending fill: each entry's tree copied from nodes + at[i], the root from root
+ * (device) into pinned memory, then the event its naming waits for. */
+static void tree_fill_start(device_ctx *d, const std::vector<const uint8_t *> &src,
+                            const uint8_t *root, size_t root_len, bool ok)
 {
-    if (!(ok && cudaStreamSynchronize(d->stream) == cudaSuccess)) {
-        cudaStreamSynchronize(d->stream);
-        for (tree_entry *e : taken)
-            tree_cache_drop(e);
-        (void)cudaGetLastError();
-        gpu_clear_error();
+    tree_fill &f = d->fill;
+    uint8_t *hroot = nullptr;
+    ok = ok && host_buf(d, SFS_FILL_ROOT, 64, (void **)&hroot) == HBS_OK;
+    for (size_t i = 0; i < f.e.size() && ok; i++)
+        ok = cudaMemcpyAsync(f.e[i]->p, src[i], f.e[i]->bytes, cudaMemcpyDeviceToDevice,
+                             d->stream) == cudaSuccess;
+    ok = ok && cudaGetLastError() == cudaSuccess &&
+         cudaMemcpyAsync(hroot, root, root_len, cudaMemcpyDeviceToHost, d->stream) ==
+             cudaSuccess &&
+         cudaEventCreateWithFlags(&f.done, cudaEventDisableTiming) == cudaSuccess;
+    if (ok && cudaEventRecord(f.done, d->stream) == cudaSuccess) {
+        f.root = hroot;
+        return;
     }
+    /* nothing named: the entries go back unused */
+    cudaStreamSynchronize(d->stream);
+    if (f.done)
+        cudaEventDestroy(f.done);
+    for (tree_entry *e : f.e)
+        tree_cache_drop(e);
+    d->fill = tree_fill();
+    (void)cudaGetLastError();
+    gpu_clear_error();
 }
 
 /* XMSS (SHA-256, n = 32): the trees of layers 0 and d - 1 among jobs, when they are whole
@@ -1560,18 +1746,30 @@ void tree_cache_keep_xmss(device_ctx *d, const hbs_xmss_leaf_job *jobs, size_t n
     const unsigned H = p->tree_h, D = p->d;
     const size_t tn = ((size_t)2 << H) - 1, lvp_b = xf_levels_scratch(H, njobs);
     size_t top = njobs;
-    for (size_t k = 0; k < njobs; k++)
+    std::vector<uint32_t> layer;
+    std::vector<uint64_t> tree;
+    std::vector<size_t> which;
+    for (size_t k = 0; k < njobs; k++) {
         if (jobs[k].layer == D - 1 && jobs[k].tree == 0)
             top = k;
+        if (jobs[k].layer == 0 || jobs[k].layer == D - 1) {
+            layer.push_back(jobs[k].layer);
+            tree.push_back(jobs[k].tree);
+            which.push_back(k);
+        }
+    }
     if (top == njobs)
         return;
-    const size_t a_tree = (4 * njobs + 7) & ~(size_t)7, a_root = a_tree + 8 * njobs,
-                 up = a_root + 32;
-    uint8_t *hup, *dup, *dnodes;
+    /* (staged from pageable memory: the copy has its bytes when it returns, where a pinned
+     * buffer of the pool could be written over by the next call before the copy runs) */
+    const size_t a_tree = (4 * njobs + 7) & ~(size_t)7, up = a_tree + 8 * njobs;
+    std::vector<uint8_t> hv(up);
+    uint8_t *hup = hv.data(), *dup, *dnodes;
     uint32_t *dlvp = nullptr;
-    if (host_buf(d, SFS_F_UP, up, (void **)&hup) || dev_buf(d, SFS_F_UP, up, (void **)&dup) ||
+    if (dev_buf(d, SFS_F_UP, up, (void **)&dup) ||
         dev_buf(d, SFS_F_NODES, njobs * tn * 32, (void **)&dnodes) ||
-        (lvp_b && dev_buf(d, SFS_F_LVPREP, lvp_b, (void **)&dlvp))) {
+        (lvp_b && dev_buf(d, SFS_F_LVPREP, lvp_b, (void **)&dlvp)) ||
+        !tree_fill_take(d, layer, tree, tn * 32)) {
         gpu_clear_error();
         return;
     }
@@ -1579,7 +1777,7 @@ void tree_cache_keep_xmss(device_ctx *d, const hbs_xmss_leaf_job *jobs, size_t n
         ((uint32_t *)hup)[k] = jobs[k].layer;
         ((uint64_t *)(hup + a_tree))[k] = jobs[k].tree;
     }
-    bool ok = cudaMemcpyAsync(dup, hup, a_root, cudaMemcpyHostToDevice, d->stream) == cudaSuccess;
+    bool ok = cudaMemcpyAsync(dup, hup, up, cudaMemcpyHostToDevice, d->stream) == cudaSuccess;
     for (size_t k = 0; k < njobs && ok; k++)
         ok = cudaMemcpyAsync(dnodes + k * tn * 32, dleaves + k * count * 32, count * 32,
                              cudaMemcpyDeviceToDevice, d->stream) == cudaSuccess;
@@ -1594,22 +1792,15 @@ void tree_cache_keep_xmss(device_ctx *d, const hbs_xmss_leaf_job *jobs, size_t n
     f.h = H;
     if (ok)
         xf_levels(f, 0, njobs, dnodes, dlvp, d->stream);
-    ok = ok && cudaGetLastError() == cudaSuccess &&
-         cudaMemcpyAsync(hup + a_root, dnodes + (top * tn + tn - 1) * 32, 32,
-                         cudaMemcpyDeviceToHost, d->stream) == cudaSuccess &&
-         cudaStreamSynchronize(d->stream) == cudaSuccess;
-    std::vector<tree_entry *> taken;
-    if (ok) {
-        uint8_t id[32];
-        tree_cache_id(id, p, jobs[0].pub_seed, hup + a_root);
-        const uint64_t tick = ++d->tree_tick;
-        d->tree_cache.reserve(SFS_TREE_CACHE_MAX); /* entries stay where they are */
-        for (size_t k = 0; k < njobs && ok; k++)
-            if (jobs[k].layer == 0 || jobs[k].layer == D - 1)
-                ok = tree_cache_put(d, id, jobs[k].layer, jobs[k].tree, dnodes + k * tn * 32,
-                                    tn * 32, tick, taken);
-    }
-    tree_cache_settle(d, ok, taken);
+    std::vector<const uint8_t *> src;
+    for (size_t i = 0; i < d->fill.e.size(); i++)
+        src.push_back(dnodes + which[i] * tn * 32);
+    std::array<uint8_t, 32> ps;
+    memcpy(ps.data(), jobs[0].pub_seed, 32);
+    d->fill.name = [p, ps](const uint8_t *root, uint8_t id[32]) {
+        tree_cache_id(id, p, ps.data(), root);
+    };
+    tree_fill_start(d, src, dnodes + (top * tn + tn - 1) * 32, 32, ok);
 }
 
 /* LMS (SHA-256): a whole tree, named by its own type, I and root. */
@@ -1620,9 +1811,9 @@ void tree_cache_keep_lms(device_ctx *d, const hbs_lms_leaf_job *j, uint32_t firs
         (j->n != 32 && j->n != 24) || j->h > SFS_MAX_TREE_H || count != (size_t)1 << j->h)
         return;
     const size_t n = j->n, bytes = (2 * count - 1) * n;
-    uint8_t *hroot, *dT;
-    if (host_buf(d, SFS_F_UP, 32, (void **)&hroot) ||
-        dev_buf(d, SFS_F_NODES, bytes, (void **)&dT)) {
+    uint8_t *dT;
+    if (dev_buf(d, SFS_F_NODES, bytes, (void **)&dT) ||
+        !tree_fill_take(d, std::vector<uint32_t>(1, 0), std::vector<uint64_t>(1, 0), bytes)) {
         gpu_clear_error();
         return;
     }
@@ -1633,23 +1824,19 @@ void tree_cache_keep_lms(device_ctx *d, const hbs_lms_leaf_job *j, uint32_t firs
     a.p = j->p;
     a.w = j->w;
     a.h = j->h;
-    bool ok = cudaMemcpyAsync(dT + (count - 1) * n, dleaves, count * n,
-                              cudaMemcpyDeviceToDevice, d->stream) == cudaSuccess;
+    const bool ok = cudaMemcpyAsync(dT + (count - 1) * n, dleaves, count * n,
+                                    cudaMemcpyDeviceToDevice, d->stream) == cudaSuccess;
     if (ok && n == 32)
         lf_levels<8>(a, dT, d->stream);
     else if (ok)
         lf_levels<6>(a, dT, d->stream);
-    ok = ok && cudaGetLastError() == cudaSuccess &&
-         cudaMemcpyAsync(hroot, dT, n, cudaMemcpyDeviceToHost, d->stream) == cudaSuccess &&
-         cudaStreamSynchronize(d->stream) == cudaSuccess;
-    std::vector<tree_entry *> taken;
-    if (ok) {
-        uint8_t id[32];
-        lms_tree_cache_id(id, j->n, j->w, j->h, j->I, hroot);
-        d->tree_cache.reserve(SFS_TREE_CACHE_MAX);
-        ok = tree_cache_put(d, id, 0, 0, dT, bytes, ++d->tree_tick, taken);
-    }
-    tree_cache_settle(d, ok, taken);
+    std::array<uint8_t, 16> I;
+    memcpy(I.data(), j->I, 16);
+    const unsigned nn = j->n, w = j->w, h = j->h;
+    d->fill.name = [nn, w, h, I](const uint8_t *root, uint8_t id[32]) {
+        lms_tree_cache_id(id, nn, w, h, I.data(), root);
+    };
+    tree_fill_start(d, std::vector<const uint8_t *>(1, dT), dT, n, ok);
 }
 
 /* ---- the batch end: the key moves over the batch on the batch's own leaves ----

@@ -740,6 +740,102 @@ __global__ void xf_upper_sign(xf_args f, xs_jobs j, uint32_t k0, uint32_t njobs,
         put_be32(out + t * 32 + 4 * b, v[b]);
 }
 
+/* One-time signatures from the secrets in two passes (SHA-256, n = 32), for the bottom trees
+ * the cache has. A thread per chain takes as many steps as its digit, so a warp runs as
+ * long as its biggest digit (15 almost always): a kernel that did the whole of each step in
+ * its thread took as long as building the tree's every chain (ncu: 615 against 631 us for
+ * 1,024 messages). Here a block per job first does the address-only part of every step its
+ * chains take (three of F's four compressions; the steps packed, no idle lanes), then a
+ * thread per chain takes its secret and its steps at one compression each. prep holds the
+ * job's steps from k * len * 15 on, chain by chain, 16 words a step. */
+__global__ void __launch_bounds__(128) xs_prep_sha256(xmss_args x, xs_jobs j, uint32_t njobs,
+                                                      uint32_t *prep)
+{
+    __shared__ x256_mid mid;
+    __shared__ uint32_t pre[XF_MAX_LEN + 1];
+    const uint32_t k = blockIdx.x, len = x.len;
+    if (k >= njobs)
+        return;
+    if (threadIdx.x == 0) {
+        x256_midstates(&mid, x);
+        uint32_t sum = 0;
+        for (uint32_t i = 0; i < len; i++) {
+            pre[i] = sum;
+            sum += j.digits[(uint64_t)k * len + i];
+        }
+        pre[len] = sum;
+    }
+    __syncthreads();
+    uint32_t *o = prep + (uint64_t)k * len * 15 * 16;
+    for (uint32_t t = threadIdx.x; t < pre[len]; t += blockDim.x) {
+        uint32_t lo = 0, hi = len; /* the chain i with pre[i] <= t < pre[i + 1] */
+        while (hi - lo > 1) {
+            const uint32_t m = (lo + hi) / 2;
+            if (pre[m] <= t)
+                lo = m;
+            else
+                hi = m;
+        }
+        uint32_t a[8], pm[8], st1[8], bm[8];
+        for (int b = 0; b < 8; b++)
+            pm[b] = mid.prf[b];
+        a[0] = j.layer[k];
+        a[1] = (uint32_t)(j.tree[k] >> 32);
+        a[2] = (uint32_t)j.tree[k];
+        a[3] = 0;
+        a[4] = j.leaf[k];
+        a[5] = lo;
+        a[6] = t - pre[lo];
+        a[7] = 0;
+        x256_f_prep(st1, bm, pm, a);
+        for (int b = 0; b < 8; b++) {
+            o[(uint64_t)t * 16 + b] = st1[b];
+            o[(uint64_t)t * 16 + 8 + b] = bm[b];
+        }
+    }
+}
+
+/* The second pass: a thread per chain, its secret, then its steps from prep. */
+__global__ void xs_sign_prepped_sha256(xmss_args x, xs_jobs j, uint32_t njobs,
+                                       const uint32_t *prep, uint8_t *out)
+{
+    __shared__ x256_mid mid;
+    const uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (threadIdx.x == 0)
+        x256_midstates(&mid, x);
+    __syncthreads();
+    if (t >= (uint64_t)njobs * x.len)
+        return;
+    const uint32_t k = (uint32_t)(t / x.len), i = (uint32_t)(t % x.len);
+    const uint8_t *dg = j.digits + (uint64_t)k * x.len;
+    uint32_t at = 0;
+    for (uint32_t c = 0; c < i; c++)
+        at += dg[c];
+    uint32_t a[8], v[8];
+    a[0] = j.layer[k];
+    a[1] = (uint32_t)(j.tree[k] >> 32);
+    a[2] = (uint32_t)j.tree[k];
+    a[3] = 0;
+    a[4] = j.leaf[k];
+    a[5] = i;
+    a[6] = 0;
+    a[7] = 0;
+    x256_secret(v, mid.keygen, x.pub_seed, a);
+    const uint32_t steps = dg[i];
+    const uint32_t *q = prep + ((uint64_t)k * x.len * 15 + at) * 16;
+#pragma unroll 1
+    for (uint32_t s = 0; s < steps; s++) {
+        uint32_t st1[8], bm[8];
+        for (int b = 0; b < 8; b++) {
+            st1[b] = q[s * 16 + b];
+            bm[b] = q[s * 16 + 8 + b];
+        }
+        x256_f_data<true>(v, st1, bm);
+    }
+    for (int b = 0; b < 8; b++)
+        put_be32(out + t * 32 + 4 * b, v[b]);
+}
+
 struct xf_asm_args {
     const uint8_t *nodes;
     const uint8_t *wots0; /* the bottom one-time signatures, message-major */
@@ -899,6 +995,129 @@ template <int NW> __global__ void __launch_bounds__(512) lf_levels_block_sha256(
         for (uint32_t t = threadIdx.x; t < lv; t += blockDim.x)
             lf_node<NW>(I, lv + t, T);
         __syncthreads();
+    }
+}
+
+/* ---- the messages and the signatures of a one-level LMS batch on the GPU ----
+ * As for XMSS: each message's C and digits here instead of on the host, and each signature
+ * put together here (u32 0 || q || ots type || C || y || lms type || path), then one copy
+ * back. The key's only tree signs every message: message t has q = (first + t) mod 2^h. */
+
+/* SHA-256 of pre (plen <= 64 bytes) || msg (mlen bytes) into st. */
+__device__ __forceinline__ void lf_sha256_bytes(uint32_t st[8], const uint8_t *pre, uint32_t plen,
+                                                const uint8_t *msg, uint32_t mlen)
+{
+    const uint64_t L = (uint64_t)plen + mlen, blocks = (L + 9 + 63) / 64;
+    sha256_iv(st);
+    for (uint64_t b = 0; b < blocks; b++) {
+        uint32_t w[16];
+        for (int k = 0; k < 16; k++) {
+            uint32_t v = 0;
+            for (int c = 0; c < 4; c++) {
+                const uint64_t at = b * 64 + 4 * k + c;
+                const uint32_t byte = at < plen ? pre[at]
+                                      : at < L  ? msg[at - plen]
+                                      : at == L ? 0x80u
+                                                : 0u;
+                v = v << 8 | byte;
+            }
+            w[k] = v;
+        }
+        if (b + 1 == blocks) {
+            w[14] = (uint32_t)((L * 8) >> 32);
+            w[15] = (uint32_t)(L * 8);
+        }
+        sha256_compress(st, w);
+    }
+}
+
+struct lf_msg_args {
+    const uint8_t *bytes;
+    const uint64_t *off;
+    const uint32_t *mlen;
+    uint8_t I[16], seed[32];
+    uint64_t first;
+    uint32_t count, n, w, p, ls, h;
+    uint8_t *C;      /* n bytes a message */
+    uint8_t *digits; /* p a message */
+};
+
+/* C = H(I || q || D_RAND || 0xff || SEED), Q = H(I || q || D_MESG || C || message), and
+ * Q's digits with the checksum's (lms_coefs), a thread per message. */
+__global__ void lf_messages_sha256(lf_msg_args m)
+{
+    const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= m.count)
+        return;
+    const uint32_t q = (uint32_t)((m.first + t) & ((1ull << m.h) - 1)), n = m.n;
+    uint8_t pre[64], qs[34];
+    uint32_t st[8];
+    for (int b = 0; b < 16; b++)
+        pre[b] = m.I[b];
+    put_be32(pre + 16, q);
+    pre[20] = 0xff;
+    pre[21] = 0xfd;
+    pre[22] = 0xff;
+    for (uint32_t b = 0; b < n; b++)
+        pre[23 + b] = m.seed[b];
+    lf_sha256_bytes(st, pre, 23 + n, nullptr, 0);
+    pre[20] = 0x81;
+    pre[21] = 0x81;
+    for (uint32_t b = 0; b < n; b++) {
+        pre[22 + b] = (uint8_t)(st[b / 4] >> (24 - 8 * (b % 4)));
+        m.C[(uint64_t)t * n + b] = pre[22 + b];
+    }
+    lf_sha256_bytes(st, pre, 22 + n, m.bytes + m.off[t], m.mlen[t]);
+    for (int b = 0; b < 64; b++) /* SEED was there */
+        pre[b] = 0;
+    for (uint32_t b = 0; b < n; b++)
+        qs[b] = (uint8_t)(st[b / 4] >> (24 - 8 * (b % 4)));
+    const uint32_t w = m.w, per = 8 / w, mask = (1u << w) - 1, u = n * per;
+    uint8_t *a = m.digits + (uint64_t)t * m.p;
+    uint32_t sum = 0;
+    for (uint32_t i = 0; i < u; i++) {
+        a[i] = (uint8_t)((qs[i / per] >> (8 - w * (i % per + 1))) & mask);
+        sum += mask - a[i];
+    }
+    sum <<= m.ls;
+    qs[n] = (uint8_t)(sum >> 8);
+    qs[n + 1] = (uint8_t)sum;
+    for (uint32_t i = u; i < m.p; i++)
+        a[i] = (uint8_t)((qs[i * w / 8] >> (8 - w * (i % per + 1))) & mask);
+}
+
+struct lf_asm_args {
+    const uint8_t *T;    /* the tree: T[r] at (r - 1) * n */
+    const uint8_t *C, *y; /* per message: n bytes; p * n bytes */
+    uint8_t *out;
+    uint64_t first;
+    uint32_t sb, n, p, h, ots_code, lms_code;
+};
+
+/* A block per signature, a word per thread at a time (every field is whole words). */
+__global__ void lf_assemble(lf_asm_args a)
+{
+    const uint32_t m = blockIdx.x, n = a.n;
+    const uint32_t q = (uint32_t)((a.first + m) & ((1ull << a.h) - 1));
+    const uint32_t c0 = 12, y0 = c0 + n, t0 = y0 + a.p * n, path0 = t0 + 4;
+    uint8_t *s = a.out + (uint64_t)m * a.sb;
+    for (uint32_t o = 4 * threadIdx.x; o < a.sb; o += 4 * blockDim.x) {
+        const uint8_t *src;
+        uint32_t v = 0;
+        if (o < c0 || (o >= t0 && o < path0)) {
+            v = o == 4 ? q : o == 8 ? a.ots_code : o == t0 ? a.lms_code : 0;
+            put_be32(s + o, v);
+            continue;
+        }
+        if (o < y0) {
+            src = a.C + (uint64_t)m * n + (o - c0);
+        } else if (o < t0) {
+            src = a.y + (uint64_t)m * a.p * n + (o - y0);
+        } else {
+            const uint32_t z = (o - path0) / n, r = (((1u << a.h) + q) >> z) ^ 1;
+            src = a.T + (uint64_t)(r - 1) * n + (o - path0) % n;
+        }
+        *(uint32_t *)(s + o) = *(const uint32_t *)src;
     }
 }
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <functional>
 #include <mutex>
 #include <vector>
 
@@ -66,6 +67,17 @@ struct tree_entry {
     void *p = nullptr;
     size_t bytes = 0;
 };
+/* A fill of the tree cache by key generation still running on the GPU (stateful_sign.cu):
+ * its entries are taken but cannot be found until the root that names them is back. */
+struct tree_fill {
+    cudaEvent_t done = 0;
+    const uint8_t *root = nullptr; /* pinned: where the root arrives */
+    std::function<void(const uint8_t *root, uint8_t id[32])> name;
+    std::vector<tree_entry *> e;
+    std::vector<uint32_t> layer;
+    std::vector<uint64_t> tree;
+};
+
 struct device_ctx {
     int ordinal = 0;
     cudaStream_t stream = nullptr, side = nullptr, copy = nullptr;
@@ -73,6 +85,7 @@ struct device_ctx {
     std::vector<pool_buf> dev, host;
     std::vector<tree_entry> tree_cache;
     uint64_t tree_tick = 0;
+    tree_fill fill;
 };
 static inline std::vector<device_ctx *> &devices_in_use()
 {
