@@ -282,6 +282,11 @@ static unsigned sfs_blocks(uint64_t threads)
     return (unsigned)((threads + SFS_THREADS - 1) / SFS_THREADS);
 }
 
+/* Bytes below which copying on this thread beats waking the pool (about 0.1 ms). */
+#define SFS_COPY_ALONE ((size_t)256 << 10)
+/* Copies in parts of this many bytes over the pool. */
+#define SFS_COPY_PART ((size_t)128 << 10)
+
 /* f(i) for every i < count over the library's thread pool, in at most 256 runs of
  * consecutive i: the pool hands out items one atomic increment at a time, and with 16
  * threads on one counter a trivial body cost about 100 ns an item (1.7 ms for 16,384). */
@@ -300,6 +305,20 @@ template <typename F> static void par_for(size_t count, const F &f)
                 (*q->f)(i);
         },
         (void *)&r);
+}
+
+/* memcpy(dst, src, bytes), over the pool when it is big. */
+static void par_copy(uint8_t *dst, const uint8_t *src, size_t bytes)
+{
+    if (bytes < SFS_COPY_ALONE) {
+        memcpy(dst, src, bytes);
+        return;
+    }
+    par_for((bytes + SFS_COPY_PART - 1) / SFS_COPY_PART, [&](size_t c) {
+        const size_t b0 = c * SFS_COPY_PART,
+                     b1 = b0 + SFS_COPY_PART < bytes ? b0 + SFS_COPY_PART : bytes;
+        memcpy(dst + b0, src + b0, b1 - b0);
+    });
 }
 
 static double now_ms()
@@ -507,7 +526,8 @@ static void xf_messages(device_ctx *d, const hbs_xmss_params *p, uint64_t first,
     hbs_memzero(&c, sizeof c);
     m.r = r_out;
     m.digits = digits;
-    xf_messages_sha256<<<sfs_blocks(count), SFS_THREADS, 0, d->stream>>>(m);
+    /* blocks of 32: a batch of 1,024 messages then spreads over 32 SMs, not 4 */
+    xf_messages_sha256<<<(unsigned)((count + 31) / 32), 32, 0, d->stream>>>(m);
     hbs_memzero(&m, sizeof m);
 }
 
@@ -650,10 +670,15 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
             ((uint64_t *)(hup + a_off))[i] = moff[i];
             ((uint32_t *)(hup + a_mlen))[i] = (uint32_t)msglens[i];
         }
-        par_for(count, [&](size_t i) {
+        auto put = [&](size_t i) {
             if (msglens[i])
                 memcpy(hup + a_msg + moff[i], msgs[i], msglens[i]);
-        });
+        };
+        if (mbytes < SFS_COPY_ALONE)
+            for (size_t i = 0; i < count; i++)
+                put(i);
+        else
+            par_for(count, put);
         HBS_CUDA(cudaMemcpyAsync(dup, hup, up_len, cudaMemcpyHostToDevice, d->stream));
         xf_messages(d, p, first, count, sk_prf, root, dup + a_msg, dup + a_off, dup + a_mlen,
                     dsig + count * len * 32, dup + a_dig);
@@ -750,7 +775,7 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
                 jb.tree = (const uint64_t *)(dup + a_jtree) + ia;
                 jb.digits = dup + a_dig + ia * len;
                 if (dsprep[q]) {
-                    xs_prep_sha256<<<(unsigned)(ib - ia), 128, 0, st>>>(f.x, jb, (uint32_t)(ib - ia), dsprep[q]);
+                    xs_prep_sha256<<<(unsigned)(ib - ia), 256, 0, st>>>(f.x, jb, (uint32_t)(ib - ia), dsprep[q]);
                     xs_sign_prepped_sha256<<<sfs_blocks((uint64_t)(ib - ia) * len), SFS_THREADS, 0, st>>>(f.x, jb, (uint32_t)(ib - ia), dsprep[q], dsig + ia * len * 32);
                 } else {
                     xmss_wots_sign_sha256<<<sfs_blocks((uint64_t)(ib - ia) * len), SFS_THREADS, 0, st>>>(f.x, jb, (uint32_t)(ib - ia), dsig + ia * len * 32);
@@ -882,11 +907,7 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
         if (g == 0)
             tm.mark("gpu (first group)");
         const size_t a0 = sig_at(g) * sb, a1 = sig_at(g + 1) * sb;
-        const size_t step = (size_t)1 << 20, parts = (a1 - a0 + step - 1) / step;
-        par_for(parts, [&](size_t q) {
-            const size_t b0 = a0 + q * step, b1 = b0 + step < a1 ? b0 + step : a1;
-            memcpy(sigs + b0, hout + b0, b1 - b0);
-        });
+        par_copy(sigs + a0, hout + a0, a1 - a0);
     }
     if (!err && !(err = cuda_err(cudaEventSynchronize(ev_nodes), "cudaEventSynchronize", __LINE__)))
         /* under the lock still: the pinned buffers are the pool's */
@@ -993,7 +1014,7 @@ static int xmss_batch(device_ctx *d, const hbs_leaf_engine *e, const uint8_t *st
         mtotal += msglens[i];
         gpu_msgs = msglens[i] <= UINT32_MAX && mtotal <= SFS_F_MSG_BYTES;
     }
-    par_for(count, [&](size_t i) {
+    auto job = [&](size_t i) {
         const uint64_t G = first + i;
         if (!gpu_msgs) {
             /* (with the GPU's messages, the pass that copies r writes idx: one pass over
@@ -1007,7 +1028,12 @@ static int xmss_batch(device_ctx *d, const hbs_leaf_engine *e, const uint8_t *st
         J_layer[i] = 0;
         J_leaf[i] = (uint32_t)G & mask;
         J_tree[i] = G >> H;
-    });
+    };
+    if (gpu_msgs) /* three stores a message: the pool's wake-up would cost more */
+        for (size_t i = 0; i < count; i++)
+            job(i);
+    else
+        par_for(count, job);
     tm.mark("messages");
     int err;
     if (fused)
@@ -1277,10 +1303,15 @@ static int lms_fused(device_ctx *d, const hss_view &v, std::vector<ltree_t> &tre
             ((uint64_t *)(hup + a_off))[m] = moff[m];
             ((uint32_t *)(hup + a_mlen))[m] = (uint32_t)whole->mlens[m];
         }
-        par_for(count, [&](size_t m) {
+        auto put = [&](size_t m) {
             if (whole->mlens[m])
                 memcpy(hup + a_msg + moff[m], whole->msgs[m], whole->mlens[m]);
-        });
+        };
+        if (mbytes < SFS_COPY_ALONE)
+            for (size_t m = 0; m < count; m++)
+                put(m);
+        else
+            par_for(count, put);
     } else {
         memcpy(hup + a_dig, dig, count * pb);
     }
@@ -1316,7 +1347,7 @@ static int lms_fused(device_ctx *d, const hss_view &v, std::vector<ltree_t> &tre
         ma.h = (uint32_t)hb;
         ma.C = dsig + count * pb * nb;
         ma.digits = dup + a_dig;
-        lf_messages_sha256<<<sfs_blocks(count), SFS_THREADS, 0, d->stream>>>(ma);
+        lf_messages_sha256<<<(unsigned)((count + 31) / 32), 32, 0, d->stream>>>(ma);
         hbs_memzero(&ma, sizeof ma);
     }
     for (size_t k = 0; k < T && !err; k++) {
@@ -1388,6 +1419,7 @@ static int lms_fused(device_ctx *d, const hss_view &v, std::vector<ltree_t> &tre
         as.y = dsig;
         as.out = dout;
         as.first = whole->first;
+        as.count = (uint32_t)count;
         as.sb = (uint32_t)whole->sb;
         as.n = (uint32_t)nb;
         as.p = (uint32_t)pb;
@@ -1415,11 +1447,7 @@ static int lms_fused(device_ctx *d, const hss_view &v, std::vector<ltree_t> &tre
         lms_set_pk(v, trees[k]);
     });
     if (whole) {
-        const size_t step = (size_t)1 << 20, parts = (out_bytes + step - 1) / step;
-        par_for(parts, [&](size_t c) {
-            const size_t b0 = c * step, b1 = b0 + step < out_bytes ? b0 + step : out_bytes;
-            memcpy(whole->sigs + b0, hout + b0, b1 - b0);
-        });
+        par_copy(whole->sigs, hout, out_bytes);
     } else {
         par_for(count, [&](size_t m) { memcpy(out[m] + 8 + nb, hsig + m * pb * nb, pb * nb); });
     }

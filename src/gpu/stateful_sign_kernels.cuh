@@ -748,7 +748,7 @@ __global__ void xf_upper_sign(xf_args f, xs_jobs j, uint32_t k0, uint32_t njobs,
  * chains take (three of F's four compressions; the steps packed, no idle lanes), then a
  * thread per chain takes its secret and its steps at one compression each. prep holds the
  * job's steps from k * len * 15 on, chain by chain, 16 words a step. */
-__global__ void __launch_bounds__(128) xs_prep_sha256(xmss_args x, xs_jobs j, uint32_t njobs,
+__global__ void __launch_bounds__(256) xs_prep_sha256(xmss_args x, xs_jobs j, uint32_t njobs,
                                                       uint32_t *prep)
 {
     __shared__ x256_mid mid;
@@ -787,7 +787,7 @@ __global__ void __launch_bounds__(128) xs_prep_sha256(xmss_args x, xs_jobs j, ui
         a[5] = lo;
         a[6] = t - pre[lo];
         a[7] = 0;
-        x256_f_prep(st1, bm, pm, a);
+        x256_f_prep<true>(st1, bm, pm, a);
         for (int b = 0; b < 8; b++) {
             o[(uint64_t)t * 16 + b] = st1[b];
             o[(uint64_t)t * 16 + 8 + b] = bm[b];
@@ -1091,13 +1091,15 @@ struct lf_asm_args {
     const uint8_t *C, *y; /* per message: n bytes; p * n bytes */
     uint8_t *out;
     uint64_t first;
-    uint32_t sb, n, p, h, ots_code, lms_code;
+    uint32_t count, sb, n, p, h, ots_code, lms_code;
 };
 
 /* A block per signature, a word per thread at a time (every field is whole words). */
 __global__ void lf_assemble(lf_asm_args a)
 {
     const uint32_t m = blockIdx.x, n = a.n;
+    if (m >= a.count)
+        return;
     const uint32_t q = (uint32_t)((a.first + m) & ((1ull << a.h) - 1));
     const uint32_t c0 = 12, y0 = c0 + n, t0 = y0 + a.p * n, path0 = t0 + 4;
     uint8_t *s = a.out + (uint64_t)m * a.sb;
