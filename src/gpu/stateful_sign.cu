@@ -696,6 +696,25 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
     f.digits = dup + a_dig;
     f.sig = dsig;
     f.h = H;
+    /* the key's PRF and PRF_keygen midstates (toByte(3 | 4, 32) || seed) */
+    x256_mid xmid;
+    {
+        hbs_sha256_ctx c;
+        uint8_t blk[64];
+        memset(blk, 0, 32);
+        blk[31] = 3;
+        memcpy(blk + 32, pub_seed, 32);
+        hbs_sha256_init(&c);
+        hbs_sha256_compress(c.h, blk, 1);
+        memcpy(xmid.prf, c.h, sizeof xmid.prf);
+        blk[31] = 4;
+        memcpy(blk + 32, sk_seed, 32);
+        hbs_sha256_init(&c);
+        hbs_sha256_compress(c.h, blk, 1);
+        memcpy(xmid.keygen, c.h, sizeof xmid.keygen);
+        hbs_memzero(blk, sizeof blk);
+        hbs_memzero(&c, sizeof c);
+    }
     xf_asm_args a;
     memset(&a, 0, sizeof a);
     a.nodes = dnodes;
@@ -775,8 +794,8 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
                 jb.tree = (const uint64_t *)(dup + a_jtree) + ia;
                 jb.digits = dup + a_dig + ia * len;
                 if (dsprep[q]) {
-                    xs_prep_sha256<<<(unsigned)(ib - ia), 256, 0, st>>>(f.x, jb, (uint32_t)(ib - ia), dsprep[q]);
-                    xs_sign_prepped_sha256<<<sfs_blocks((uint64_t)(ib - ia) * len), SFS_THREADS, 0, st>>>(f.x, jb, (uint32_t)(ib - ia), dsprep[q], dsig + ia * len * 32);
+                    xs_prep_sha256<<<(unsigned)(ib - ia), 256, 0, st>>>(f.x, xmid, jb, (uint32_t)(ib - ia), dsprep[q]);
+                    xs_sign_prepped_sha256<<<sfs_blocks((uint64_t)(ib - ia) * len), SFS_THREADS, 0, st>>>(f.x, xmid, jb, (uint32_t)(ib - ia), dsprep[q], dsig + ia * len * 32);
                 } else {
                     xmss_wots_sign_sha256<<<sfs_blocks((uint64_t)(ib - ia) * len), SFS_THREADS, 0, st>>>(f.x, jb, (uint32_t)(ib - ia), dsig + ia * len * 32);
                 }
@@ -894,6 +913,7 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
     }
     const cudaEvent_t ev_nodes = ev[2];
     hbs_memzero(&f, sizeof f);
+    hbs_memzero(&xmid, sizeof xmid);
     /* the nodes once every group is built (the copy stream has waited for all of them) */
     if (!err &&
         !(err = cuda_err(cudaMemcpyAsync(hnodes, dnodes, node_bytes, cudaMemcpyDeviceToHost,

@@ -748,16 +748,16 @@ __global__ void xf_upper_sign(xf_args f, xs_jobs j, uint32_t k0, uint32_t njobs,
  * chains take (three of F's four compressions; the steps packed, no idle lanes), then a
  * thread per chain takes its secret and its steps at one compression each. prep holds the
  * job's steps from k * len * 15 on, chain by chain, 16 words a step. */
-__global__ void __launch_bounds__(256) xs_prep_sha256(xmss_args x, xs_jobs j, uint32_t njobs,
-                                                      uint32_t *prep)
+/* (both passes take the key's midstates from the host: a block's thread 0 computing them
+ * held up a pass of a few compressions a thread by two) */
+__global__ void __launch_bounds__(256) xs_prep_sha256(xmss_args x, x256_mid mid, xs_jobs j,
+                                                      uint32_t njobs, uint32_t *prep)
 {
-    __shared__ x256_mid mid;
     __shared__ uint32_t pre[XF_MAX_LEN + 1];
     const uint32_t k = blockIdx.x, len = x.len;
     if (k >= njobs)
         return;
     if (threadIdx.x == 0) {
-        x256_midstates(&mid, x);
         uint32_t sum = 0;
         for (uint32_t i = 0; i < len; i++) {
             pre[i] = sum;
@@ -796,14 +796,10 @@ __global__ void __launch_bounds__(256) xs_prep_sha256(xmss_args x, xs_jobs j, ui
 }
 
 /* The second pass: a thread per chain, its secret, then its steps from prep. */
-__global__ void xs_sign_prepped_sha256(xmss_args x, xs_jobs j, uint32_t njobs,
+__global__ void xs_sign_prepped_sha256(xmss_args x, x256_mid mid, xs_jobs j, uint32_t njobs,
                                        const uint32_t *prep, uint8_t *out)
 {
-    __shared__ x256_mid mid;
     const uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (threadIdx.x == 0)
-        x256_midstates(&mid, x);
-    __syncthreads();
     if (t >= (uint64_t)njobs * x.len)
         return;
     const uint32_t k = (uint32_t)(t / x.len), i = (uint32_t)(t % x.len);
