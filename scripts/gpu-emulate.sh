@@ -1,16 +1,16 @@
 #!/bin/sh
 # Runs the GPU batch verifier and batch signer of the stateful schemes (src/gpu/
-# stateful_verify.cu, src/gpu/stateful_sign.cu and their kernels) on the CPU: the .cu files
-# are compiled as C++ with tests/gpu_emu/shim.h (CUDA qualifiers and intrinsics) and
-# tests/gpu_emu/gpu/gpu_internal.h (host memory for device memory), each kernel launch
-# becomes a loop over its threads, and the result replaces the no-GPU stubs in a copy of the
-# CPU library (tests/gpu_emu/glue.cpp supplies the rest: leaves from the CPU, and key
-# generation through that engine, which fills the signer's tree cache as the GPU's does).
-# Then the GPU tests run against it: gpu_stateful/verify_many and verify_device with LMS/HSS
-# items on the kernels and on the CPU verifier, gpu_stateful/sign_many with and without the
-# fused signing, and fused with each L-tree kernel, with the messages hashed by the host,
-# with the trees built in groups and with no tree kept between calls. It checks the
-# kernels' logic and the host drivers without a GPU (not what only the hardware or its
+# stateful_verify.cu, stateful_sign.cu, xmss_sign.cu, lms_sign.cu and their kernels) on the
+# CPU: the .cu files are compiled as C++ with tests/gpu_emu/shim.h (CUDA qualifiers and
+# intrinsics) and tests/gpu_emu/gpu/gpu_internal.h (host memory for device memory), each
+# kernel launch becomes a loop over its threads, and the result replaces the no-GPU stubs in
+# a copy of the CPU library (tests/gpu_emu/glue.cpp supplies the rest: leaves from the CPU,
+# and key generation through that engine, which fills the signer's tree cache as the GPU's
+# does). Then the GPU tests run against it: gpu_stateful/verify_many and verify_device with
+# LMS/HSS items on the kernels and on the CPU verifier, gpu_stateful/sign_many with and
+# without the fused signing, and fused with each L-tree kernel, with the messages hashed by
+# the host, with the trees built in groups and with no tree kept between calls. It checks
+# the kernels' logic and the host drivers without a GPU (not what only the hardware or its
 # compiler does).
 # Environment: BUILD (default build-emu), HBS_VECTORS.
 set -eu
@@ -22,13 +22,16 @@ cmake --build "$BUILD" -j "$(nproc 2>/dev/null || echo 2)" --target hbs hbs_test
 emu=$BUILD/gpu-emu
 mkdir -p "$emu"
 # kernel<<<grid, block, ...>>>(args); -> one call per thread, blockIdx.x numbering them
-for f in stateful_verify stateful_sign; do
+# (stateful_sign.cu is the signer's entry point and tree cache: it launches nothing)
+files="stateful_verify stateful_sign xmss_sign lms_sign"
+for f in $files; do
     perl -0pe 's/#include <cuda_runtime.h>\n//; s/(\w+(?:<[^<>]*>)?)<<<([^,]+),\s*([^,>]+)[^;]*?>>>\(([^;]*)\);/for (blockIdx.x = 0; blockIdx.x < (unsigned)(($2) * ($3)); blockIdx.x++) $1($4);/g' \
         "src/gpu/$f.cu" >"$emu/$f.cpp"
-    grep -q 'blockIdx.x = 0' "$emu/$f.cpp" || { echo "gpu-emulate: no launch rewritten in $f"; exit 2; }
+    [ "$f" = stateful_sign ] || grep -q 'blockIdx.x = 0' "$emu/$f.cpp" ||
+        { echo "gpu-emulate: no launch rewritten in $f"; exit 2; }
 done
 flags="-O1 -std=c++17 -Itests/gpu_emu -Isrc -Iinclude"
-for f in stateful_verify stateful_sign; do
+for f in $files; do
     # shellcheck disable=SC2086
     $CXX $flags -include tests/gpu_emu/shim.h -c "$emu/$f.cpp" -o "$emu/$f.o"
 done
@@ -41,7 +44,8 @@ objcopy -W hbs_gpu_stateful_verify_many -W hbs_gpu_stateful_verify_device \
     -W hbs_gpu_alloc -W hbs_gpu_free -W hbs_gpu_copy_to -W hbs_gpu_copy_from "$emu/libhbs.a"
 # shellcheck disable=SC2046
 $CXX -o "$emu/hbs_tests" $(find "$BUILD/CMakeFiles/hbs_tests.dir" -name '*.o') \
-    "$emu/stateful_verify.o" "$emu/stateful_sign.o" "$emu/glue.o" "$emu/libhbs.a" -lm -lpthread
+    "$emu/stateful_verify.o" "$emu/stateful_sign.o" "$emu/xmss_sign.o" "$emu/lms_sign.o" \
+    "$emu/glue.o" "$emu/libhbs.a" -lm -lpthread
 status=0
 for mode in default lms-on-cpu; do
     case $mode in

@@ -40,8 +40,9 @@ extern "C" {
 
 namespace hbs_gpu {
 
-/* Pool slots of this file (stateful.cu uses 48 and 49, stateful_sign.cu 54 and 55): staging
- * (host and device) and the kernels' scratch, each + stage (0 or 1). */
+/* Pool slots of this file (stateful.cu uses 48 and 49, the signer 54 .. 69 and 71 .. 73, see
+ * stateful_sign.h): staging (host and device) and the kernels' scratch, each + stage (0 or
+ * 1). */
 enum { SFV_HOST = 50, SFV_DEV = 50, SFV_SCRATCH = 52 };
 
 /* Items per chunk: small enough that the host packs the next chunk while the GPU works on
@@ -660,7 +661,7 @@ extern "C" int hbs_gpu_stateful_verify_many(hbs_stateful_family family, int *res
 namespace hbs_gpu {
 
 /* Pool slots: the job arrays, verdicts and validity of one piece (the scratch is stage 0's). */
-enum { SFV_DEV_JOBS = 70 }; /* apart from the batch signer's slots (54 .. 69) */
+enum { SFV_DEV_JOBS = 70 }; /* apart from the batch signer's slots (stateful_sign.h) */
 
 /* One set as the device entry sees it: a job template per level (set and types), the
  * sizes, and what the job kernel checks. */
