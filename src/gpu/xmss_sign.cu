@@ -136,6 +136,22 @@ static void xmss_auth(const xtree &t, unsigned H, size_t n, uint32_t leaf, uint8
         memcpy(out + z * n, xnode(t, H, n, z, (leaf >> z) ^ 1), n);
 }
 
+/* The SHA-256 state after the block toByte(tag, 32) || seed (32 bytes): the midstate of
+ * XMSS's PRF (tag 3) and PRF_keygen (tag 4) under a seed. */
+static void sha256_mid(uint32_t out[8], uint8_t tag, const uint8_t *seed)
+{
+    hbs_sha256_ctx c;
+    uint8_t blk[64];
+    memset(blk, 0, 32);
+    blk[31] = tag;
+    memcpy(blk + 32, seed, 32);
+    hbs_sha256_init(&c);
+    hbs_sha256_compress(c.h, blk, 1);
+    memcpy(out, c.h, 32);
+    hbs_memzero(blk, sizeof blk);
+    hbs_memzero(&c, sizeof c);
+}
+
 /* The fused batch's messages on the GPU: each one's r (to r_out, 32 bytes each) and the
  * digits its bottom WOTS+ signature signs (to digits), from the uploaded bytes. */
 static void xf_messages(device_ctx *d, const hbs_xmss_params *p, uint64_t first, size_t count,
@@ -152,18 +168,9 @@ static void xf_messages(device_ctx *d, const hbs_xmss_params *p, uint64_t first,
     m.len1 = p->len1;
     m.len = p->len;
     /* PRF's first block, toByte(3, 32) || SK_PRF, is the same for every message */
-    hbs_sha256_ctx c;
-    uint8_t blk[64];
-    memset(blk, 0, 32);
-    blk[31] = 3;
-    memcpy(blk + 32, sk_prf, 32);
-    hbs_sha256_init(&c);
-    hbs_sha256_compress(c.h, blk, 1);
-    memcpy(m.prf_mid, c.h, sizeof m.prf_mid);
+    sha256_mid(m.prf_mid, 3, sk_prf);
     for (int k = 0; k < 8; k++)
         m.root[k] = sget32(root + 4 * k);
-    hbs_memzero(blk, sizeof blk);
-    hbs_memzero(&c, sizeof c);
     m.r = r_out;
     m.digits = digits;
     /* blocks of 32: a batch of 1,024 messages then spreads over 32 SMs, not 4 */
@@ -338,23 +345,8 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
     f.h = H;
     /* the key's PRF and PRF_keygen midstates (toByte(3 | 4, 32) || seed) */
     x256_mid xmid;
-    {
-        hbs_sha256_ctx c;
-        uint8_t blk[64];
-        memset(blk, 0, 32);
-        blk[31] = 3;
-        memcpy(blk + 32, pub_seed, 32);
-        hbs_sha256_init(&c);
-        hbs_sha256_compress(c.h, blk, 1);
-        memcpy(xmid.prf, c.h, sizeof xmid.prf);
-        blk[31] = 4;
-        memcpy(blk + 32, sk_seed, 32);
-        hbs_sha256_init(&c);
-        hbs_sha256_compress(c.h, blk, 1);
-        memcpy(xmid.keygen, c.h, sizeof xmid.keygen);
-        hbs_memzero(blk, sizeof blk);
-        hbs_memzero(&c, sizeof c);
-    }
+    sha256_mid(xmid.prf, 3, pub_seed);
+    sha256_mid(xmid.keygen, 4, sk_seed);
     xf_asm_args a;
     memset(&a, 0, sizeof a);
     a.nodes = dnodes;

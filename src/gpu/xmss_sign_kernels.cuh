@@ -21,6 +21,20 @@ struct xs_jobs {
     const uint8_t *digits;
 };
 
+/* The address of job k's chain i at hash index s (OTS address, keyAndMask 0). */
+__device__ __forceinline__ void xs_adrs(uint32_t a[8], const xs_jobs &j, uint32_t k, uint32_t i,
+                                        uint32_t s)
+{
+    a[0] = j.layer[k];
+    a[1] = (uint32_t)(j.tree[k] >> 32);
+    a[2] = (uint32_t)j.tree[k];
+    a[3] = 0;
+    a[4] = j.leaf[k];
+    a[5] = i;
+    a[6] = s;
+    a[7] = 0;
+}
+
 /* sk_i = PRF_keygen(SK_SEED, PUB_SEED || ADRS), then digit F steps; out: job-major. */
 template <int F>
 __global__ void xmss_wots_sign_generic(xmss_args x, xs_jobs j, uint32_t njobs, uint8_t *out)
@@ -67,14 +81,7 @@ __global__ void xmss_wots_sign_sha256(xmss_args x, xs_jobs j, uint32_t njobs, ui
         return;
     const uint32_t k = (uint32_t)(t / x.len), i = (uint32_t)(t % x.len);
     uint32_t a[8], v[8], pm[8];
-    a[0] = j.layer[k];
-    a[1] = (uint32_t)(j.tree[k] >> 32);
-    a[2] = (uint32_t)j.tree[k];
-    a[3] = 0;
-    a[4] = j.leaf[k];
-    a[5] = i;
-    a[6] = 0;
-    a[7] = 0;
+    xs_adrs(a, j, k, i, 0);
 #pragma unroll
     for (int b = 0; b < 8; b++)
         pm[b] = mid.prf[b];
@@ -607,6 +614,39 @@ __global__ void xf_upper_jobs(xf_up_args u)
     u.job_tree[k] = u.tree[k] >> u.h;
 }
 
+/* The address-only part of the step at a (x256_f_prep) into o: 16 words. */
+template <bool INL>
+__device__ __forceinline__ void x256_prep_store(uint32_t *o, const uint32_t pm[8], uint32_t a[8])
+{
+    uint32_t st1[8], bm[8];
+    x256_f_prep<INL>(st1, bm, pm, a);
+    for (int b = 0; b < 8; b++) {
+        o[b] = st1[b];
+        o[8 + b] = bm[b];
+    }
+}
+
+/* The chain at a from its secret through `steps` steps whose address-only parts are at q
+ * (16 words a step); its value, 32 bytes, to out. */
+__device__ __forceinline__ void x256_sign_prepped(uint8_t *out, const uint32_t kmid[8],
+                                                  const uint8_t *pub_seed, const uint32_t a[8],
+                                                  uint32_t steps, const uint32_t *q)
+{
+    uint32_t v[8];
+    x256_secret(v, kmid, pub_seed, a);
+#pragma unroll 1
+    for (uint32_t s = 0; s < steps; s++) {
+        uint32_t st1[8], bm[8];
+        for (int b = 0; b < 8; b++) {
+            st1[b] = q[s * 16 + b];
+            bm[b] = q[s * 16 + 8 + b];
+        }
+        x256_f_data<true>(v, st1, bm);
+    }
+    for (int b = 0; b < 8; b++)
+        put_be32(out + 4 * b, v[b]);
+}
+
 /* The upper jobs' chains, in two launches: the address-only part of F (x256_f_prep: st1 and
  * bm, 16 words) of every step each chain might take, for the trees [k0, k0 + njobs) before
  * they are built (a job's position is its tree's); then, once the roots are signed into
@@ -623,7 +663,7 @@ __global__ void xf_upper_prep(xf_args f, uint32_t k0, uint32_t njobs, uint32_t *
         return;
     const uint32_t k = k0 + (uint32_t)(t / (f.x.len * 15)),
                    i = (uint32_t)(t / 15 % f.x.len), s = (uint32_t)(t % 15);
-    uint32_t a[8], pm[8], st1[8], bm[8];
+    uint32_t a[8], pm[8];
     for (int b = 0; b < 8; b++)
         pm[b] = mid.prf[b];
     const uint64_t tr = f.tree[k];
@@ -635,12 +675,7 @@ __global__ void xf_upper_prep(xf_args f, uint32_t k0, uint32_t njobs, uint32_t *
     a[5] = i;
     a[6] = s;
     a[7] = 0;
-    x256_f_prep(st1, bm, pm, a);
-    uint32_t *o = prep + t * 16;
-    for (int b = 0; b < 8; b++) {
-        o[b] = st1[b];
-        o[8 + b] = bm[b];
-    }
+    x256_prep_store<false>(prep + t * 16, pm, a);
 }
 
 /* A thread per chain of the upper jobs of trees [k0, k0 + njobs): the secret, then its
@@ -656,29 +691,10 @@ __global__ void xf_upper_sign(xf_args f, xs_jobs j, uint32_t k0, uint32_t njobs,
     if (t >= (uint64_t)njobs * f.x.len)
         return;
     const uint32_t k = k0 + (uint32_t)(t / f.x.len), i = (uint32_t)(t % f.x.len);
-    uint32_t a[8], v[8];
-    a[0] = j.layer[k];
-    a[1] = (uint32_t)(j.tree[k] >> 32);
-    a[2] = (uint32_t)j.tree[k];
-    a[3] = 0;
-    a[4] = j.leaf[k];
-    a[5] = i;
-    a[6] = 0;
-    a[7] = 0;
-    x256_secret(v, mid.keygen, f.x.pub_seed, a);
-    const uint32_t steps = j.digits[(uint64_t)k * f.x.len + i];
-    const uint32_t *q = prep + t * 15 * 16;
-#pragma unroll 1
-    for (uint32_t s = 0; s < steps; s++) {
-        uint32_t st1[8], bm[8];
-        for (int b = 0; b < 8; b++) {
-            st1[b] = q[s * 16 + b];
-            bm[b] = q[s * 16 + 8 + b];
-        }
-        x256_f_data<true>(v, st1, bm);
-    }
-    for (int b = 0; b < 8; b++)
-        put_be32(out + t * 32 + 4 * b, v[b]);
+    uint32_t a[8];
+    xs_adrs(a, j, k, i, 0);
+    x256_sign_prepped(out + t * 32, mid.keygen, f.x.pub_seed, a,
+                      j.digits[(uint64_t)k * f.x.len + i], prep + t * 15 * 16);
 }
 
 /* One-time signatures from the secrets in two passes (SHA-256, n = 32), for the bottom trees
@@ -717,22 +733,9 @@ __global__ void __launch_bounds__(256) xs_prep_sha256(xmss_args x, x256_mid mid,
             else
                 hi = m;
         }
-        uint32_t a[8], pm[8], st1[8], bm[8];
-        for (int b = 0; b < 8; b++)
-            pm[b] = mid.prf[b];
-        a[0] = j.layer[k];
-        a[1] = (uint32_t)(j.tree[k] >> 32);
-        a[2] = (uint32_t)j.tree[k];
-        a[3] = 0;
-        a[4] = j.leaf[k];
-        a[5] = lo;
-        a[6] = t - pre[lo];
-        a[7] = 0;
-        x256_f_prep<true>(st1, bm, pm, a);
-        for (int b = 0; b < 8; b++) {
-            o[(uint64_t)t * 16 + b] = st1[b];
-            o[(uint64_t)t * 16 + 8 + b] = bm[b];
-        }
+        uint32_t a[8];
+        xs_adrs(a, j, k, lo, t - pre[lo]);
+        x256_prep_store<true>(o + (uint64_t)t * 16, mid.prf, a);
     }
 }
 
@@ -748,29 +751,10 @@ __global__ void xs_sign_prepped_sha256(xmss_args x, x256_mid mid, xs_jobs j, uin
     uint32_t at = 0;
     for (uint32_t c = 0; c < i; c++)
         at += dg[c];
-    uint32_t a[8], v[8];
-    a[0] = j.layer[k];
-    a[1] = (uint32_t)(j.tree[k] >> 32);
-    a[2] = (uint32_t)j.tree[k];
-    a[3] = 0;
-    a[4] = j.leaf[k];
-    a[5] = i;
-    a[6] = 0;
-    a[7] = 0;
-    x256_secret(v, mid.keygen, x.pub_seed, a);
-    const uint32_t steps = dg[i];
-    const uint32_t *q = prep + ((uint64_t)k * x.len * 15 + at) * 16;
-#pragma unroll 1
-    for (uint32_t s = 0; s < steps; s++) {
-        uint32_t st1[8], bm[8];
-        for (int b = 0; b < 8; b++) {
-            st1[b] = q[s * 16 + b];
-            bm[b] = q[s * 16 + 8 + b];
-        }
-        x256_f_data<true>(v, st1, bm);
-    }
-    for (int b = 0; b < 8; b++)
-        put_be32(out + t * 32 + 4 * b, v[b]);
+    uint32_t a[8];
+    xs_adrs(a, j, k, i, 0);
+    x256_sign_prepped(out + t * 32, mid.keygen, x.pub_seed, a, dg[i],
+                      prep + ((uint64_t)k * x.len * 15 + at) * 16);
 }
 
 struct xf_asm_args {
