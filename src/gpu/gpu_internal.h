@@ -50,7 +50,7 @@ struct tree_entry {
     size_t bytes = 0;
 };
 
-/* A fill of the tree cache by key generation still running on the GPU (stateful_sign.cu):
+/* A fill of the tree cache by key generation still running on the GPU (stateful_sign.h):
  * its entries are taken but cannot be found until the root that names them is back. */
 struct tree_fill {
     cudaEvent_t done = nullptr;
@@ -90,7 +90,7 @@ int host_buf(device_ctx *d, unsigned slot, size_t bytes, void **out);
 
 /* Whole trees that key generation made on the GPU (their leaves in device memory at
  * dleaves, job after job), kept for the batch signer when it would look for them
- * (stateful_sign.cu); d->lock held. */
+ * (xmss_sign.cu, lms_sign.cu); d->lock held. */
 void tree_cache_keep_xmss(device_ctx *d, const hbs_xmss_leaf_job *jobs, size_t njobs,
                           uint32_t first, size_t count, const uint8_t *dleaves);
 void tree_cache_keep_lms(device_ctx *d, const hbs_lms_leaf_job *job, uint32_t first,

@@ -1,7 +1,7 @@
 /* Device hashing of the stateful schemes shared by key generation (stateful.cu), batch
- * verification (stateful_verify.cu) and batch signing (stateful_sign.cu): the LMS chain
- * step in registers, the XMSS addresses, PRF, F and H for every hash (byte streams), and
- * the register-only SHA-256 versions for n = 32. Each .cu file compiles its own copy. */
+ * verification (stateful_verify.cu) and batch signing (xmss_sign.cu, lms_sign.cu): the LMS
+ * chain step in registers, the XMSS addresses, PRF, F and H for every hash (byte streams),
+ * and the register-only SHA-256 versions for n = 32. Each .cu file compiles its own copy. */
 #ifndef HBS_GPU_STATEFUL_DEVICE_CUH
 #define HBS_GPU_STATEFUL_DEVICE_CUH
 
