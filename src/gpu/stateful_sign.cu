@@ -6,26 +6,34 @@
  * moves past the batch. Nothing is released unless every step succeeded, the reservation
  * first; after a failure the indices stay used.
  *
- * How a batch is signed. Every tree the batch touches, on every layer (XMSS^MT) or level
- * (HSS), is built whole on the GPU, leaves and inner nodes. Each message is first hashed
- * into the digits to sign (XMSS: r and H_msg; LMS: C and Q), by the host over the thread
- * pool, or for the fused XMSS path by a GPU kernel ahead of the chains;
- * the chains of a leaf that signs a message then store their values after the digits'
- * steps on their way to the leaf, so the bottom one-time signatures come with the leaves
- * (XMSS SHA-256 n = 32 and LMS SHA-256 sets; the others build the trees through the leaf
- * engine and sign in a second kernel). The upper one-time signatures (one per lower tree
+ * How a batch is signed (xmss_sign.cu, lms_sign.cu). Every tree the batch touches, on every
+ * layer (XMSS^MT) or level (HSS), is built whole on the GPU, leaves and inner nodes, unless
+ * the tree cache below has it. Each message is first hashed into the digits to sign (XMSS:
+ * r and H_msg; LMS: C and Q), by the host over the thread pool, or on the fused paths by a
+ * GPU kernel ahead of the chains; the chains of a leaf that signs a message then store
+ * their values after the digits' steps on their way to the leaf, so the bottom one-time
+ * signatures come with the leaves (XMSS SHA-256 n = 32 and LMS SHA-256 sets; the others
+ * build the trees through the leaf engine and sign in a second kernel; a tree from the
+ * cache signs from the secrets). The upper one-time signatures (one per lower tree
  * touched) run on the GPU once the trees below are built, one thread per chain; the
- * authentication paths come from the trees. The batch end moves the key's traversal state
- * with the batch's own trees (and the GPU for any other leaves); it ends in the bytes the
- * CPU's skip over the batch ends in. Building whole trees pays when the batch is big
- * against the trees: keys with a tree over 2^16 leaves, or batches that would build more
- * than 2^16 + 64 leaves per signature, are signed by the CPU code instead (same bytes).
+ * authentication paths come from the trees, and on the fused paths whole signatures are
+ * put together on the GPU. The batch end moves the key's traversal state with the batch's
+ * own trees (and the GPU for any other leaves); it ends in the bytes the CPU's skip over
+ * the batch ends in. Building whole trees pays when the batch is big against the trees:
+ * keys with a tree over 2^16 leaves, or batches that would build more than 2^16 + 64
+ * leaves per signature, are signed by the CPU code instead (same bytes).
+ *
+ * The tree cache keeps public trees on the GPU between calls: those every batch of a key
+ * needs (an XMSS^MT key's top layer, an HSS key's top tree), the bottom tree the next
+ * batch signs with, and a new key's first trees from GPU key generation, so that a whole
+ * small key signed in one batch builds no tree. At most SFS_TREE_CACHE_MAX trees, least
+ * recently used out; HBS_GPU_TREE_CACHE=0 keeps none.
  * HBS_GPU_SIGN_TIMING=1 prints the time of every phase to stderr. */
 #include "gpu/stateful_sign.h"
 
 namespace hbs_gpu {
 
-/* ---- the top layer's trees kept between batches (HBS_GPU_TREE_CACHE=0: not kept) ---- */
+/* ---- the tree cache ---- */
 bool tree_cache_on()
 {
     const char *v = getenv("HBS_GPU_TREE_CACHE");
