@@ -642,9 +642,9 @@ static void test_gpu_stateful_verify_many(void)
 }
 
 /* Signs batches of the given sizes with a GPU key and the same messages one by one with a
- * CPU copy of that key (same seed): the signatures must be equal, and both keys must stand
- * at the same index, in memory and in the file. */
-static int sign_set(const char *alg, const size_t *batches, size_t nb)
+ * CPU copy of that key (same seed: seed_in's 3 * 64 bytes, or random ones): the signatures
+ * must be equal, and both keys must stand at the same index, in memory and in the file. */
+static int sign_set(const char *alg, const size_t *batches, size_t nb, const uint8_t *seed_in)
 {
     char pc[4096], pg[4096];
     static unsigned serial;
@@ -652,7 +652,10 @@ static int sign_set(const char *alg, const size_t *batches, size_t nb)
     size_t pklen = 0, pklen2 = 0, sb;
     hbs_stateful_key *kc = NULL, *kg = NULL;
     int ok = 1, rc;
-    test_rand_bytes(seed, sizeof seed);
+    if (seed_in)
+        memcpy(seed, seed_in, sizeof seed);
+    else
+        test_rand_bytes(seed, sizeof seed);
     snprintf(pc, sizeof pc, "%s/gss-cpu-%u.key", test_tmpdir(), serial);
     snprintf(pg, sizeof pg, "%s/gss-gpu-%u.key", test_tmpdir(), serial++);
     if (!batch_key(alg, pc, seed, pk, &pklen) || !batch_key(alg, pg, seed, pk2, &pklen2))
@@ -736,15 +739,42 @@ static void test_gpu_stateful_sign_many(void)
     if (!have_gpu())
         return;
     for (size_t i = 0; i < N_BATCH_SETS; i++, sets++)
-        same += (size_t)sign_set(batch_sets[i], small, 3);
+        same += (size_t)sign_set(batch_sets[i], small, 3, NULL);
     /* batches over tree boundaries and of thousands; a whole key */
-    same += (size_t)sign_set("XMSSMT-SHA2_20/2_256", big, 3), sets++;
-    same += (size_t)sign_set("LMS_SHA256_M32_H5/LMOTS_SHA256_N32_W4,LMS_SHA256_M32_H10/LMOTS_SHA256_N32_W2", big, 3), sets++;
-    same += (size_t)sign_set("XMSS-SHA2_10_256", whole, 2), sets++;
+    same += (size_t)sign_set("XMSSMT-SHA2_20/2_256", big, 3, NULL), sets++;
+    same += (size_t)sign_set("LMS_SHA256_M32_H5/LMOTS_SHA256_N32_W4,LMS_SHA256_M32_H10/LMOTS_SHA256_N32_W2", big, 3, NULL), sets++;
+    same += (size_t)sign_set("XMSS-SHA2_10_256", whole, 2, NULL), sets++;
     /* four layers of 32-leaf trees; an HSS key whose levels differ in n */
-    same += (size_t)sign_set("XMSSMT-SHA2_20/4_256", big, 3), sets++;
-    same += (size_t)sign_set("LMS_SHA256_M24_H5/LMOTS_SHA256_N24_W8,LMS_SHA256_M32_H10/LMOTS_SHA256_N32_W4", big, 3), sets++;
+    same += (size_t)sign_set("XMSSMT-SHA2_20/4_256", big, 3, NULL), sets++;
+    same += (size_t)sign_set("LMS_SHA256_M24_H5/LMOTS_SHA256_N24_W8,LMS_SHA256_M32_H10/LMOTS_SHA256_N32_W4", big, 3, NULL), sets++;
     test_note("%zu/%zu sets: GPU batch signatures = CPU signatures byte for byte", same, sets);
+}
+
+/* Two keys alike in their public seed (XMSS: PUB_SEED; HSS: I) and different in their
+ * secret one, made on the GPU one after the other: key generation keeps each key's first
+ * trees on the GPU for the batch signer, and each key's batches must get its own (the cache
+ * names a key's trees by its root too). Whole keys and parts of keys, XMSS, XMSS^MT, LMS. */
+static void test_gpu_stateful_sign_many_cache(void)
+{
+    static const char *const algs[] = {"XMSS-SHA2_10_256", "XMSSMT-SHA2_20/2_256",
+                                       "LMS_SHA256_M32_H5/LMOTS_SHA256_N32_W4",
+                                       "LMS_SHA256_M24_H5/LMOTS_SHA256_N24_W8"};
+    static const size_t parts[] = {3, 29}, whole[] = {32};
+    uint8_t seed[3 * 64], other[3 * 64];
+    size_t same = 0, runs = 0;
+    if (!have_gpu())
+        return;
+    for (size_t a = 0; a < sizeof algs / sizeof algs[0]; a++) {
+        const int small = strncmp(algs[a], "LMS", 3) == 0;
+        test_rand_bytes(seed, sizeof seed);
+        memcpy(other, seed, sizeof other);
+        other[19] ^= 0x40; /* in SK_SEED (XMSS) or SEED (HSS, after the 16 bytes of I) */
+        for (int k = 0; k < 2; k++, runs++)
+            same += (size_t)sign_set(algs[a], k == 0 && small ? whole : parts,
+                                     k == 0 && small ? 1 : 2, k ? other : seed);
+    }
+    test_note("%zu/%zu keys with the same public seed: GPU batch signatures = CPU's", same,
+              runs);
 }
 
 static void test_gpu_stateful_sign_many_misuse(void)
@@ -802,5 +832,6 @@ const hbs_test hbs_tests_gpu_stateful[] = {
     {"verify_many", test_gpu_stateful_verify_many},
     {"sign_many", test_gpu_stateful_sign_many},
     {"sign_many_misuse", test_gpu_stateful_sign_many_misuse},
+    {"sign_many_cache", test_gpu_stateful_sign_many_cache},
     {NULL, NULL},
 };
