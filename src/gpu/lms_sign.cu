@@ -41,25 +41,6 @@ static void hss_child(const hss_view &v, unsigned i, uint64_t inst, uint8_t *I, 
     hbs_memzero(out, sizeof out);
 }
 
-/* a[i] = coef(Q || Cksm(Q), i, w) (RFC 8554 section 4.4). */
-static void lms_coefs(const hbs_lmots_type *o, uint8_t *a, const uint8_t *Q)
-{
-    const unsigned w = o->w, per_byte = 8 / w, mask = (1u << w) - 1;
-    const size_t u = (size_t)o->n * per_byte;
-    uint8_t qs[HBS_LMS_MAX_N + 2];
-    uint32_t sum = 0;
-    memcpy(qs, Q, o->n);
-    for (size_t i = 0; i < u; i++) {
-        a[i] = (uint8_t)((qs[i / per_byte] >> (8 - w * (unsigned)(i % per_byte + 1))) & mask);
-        sum += mask - a[i];
-    }
-    sum <<= o->ls;
-    qs[o->n] = (uint8_t)(sum >> 8);
-    qs[o->n + 1] = (uint8_t)sum;
-    for (size_t i = u; i < o->p; i++)
-        a[i] = (uint8_t)((qs[i * w / 8] >> (8 - w * (unsigned)(i % per_byte + 1))) & mask);
-}
-
 /* The tree's public key (u32 type || u32 otstype || I || T[1]). */
 static void lms_set_pk(const hss_view &v, ltree_t &t)
 {
@@ -157,12 +138,8 @@ static int lms_fused(device_ctx *d, const hss_view &v, std::vector<ltree_t> &tre
     }
     /* upload: cap, the digits (or room for them), q; with `whole`, the messages' offsets,
      * lengths and bytes. On the GPU: y, then with `whole` C and the signatures. */
-    std::vector<uint64_t> moff(whole ? count : 0);
-    size_t mbytes = 0;
-    for (size_t m = 0; m < moff.size(); m++) {
-        moff[m] = mbytes;
-        mbytes += whole->mlens[m];
-    }
+    std::vector<uint64_t> moff;
+    const size_t mbytes = whole ? msg_offsets(moff, whole->mlens, count) : 0;
     const size_t a_dig = 4 * (nbottom << hb), a_q = (a_dig + count * pb + 7) & ~(size_t)7,
                  a_off = a_q + ((4 * count + 7) & ~(size_t)7), a_mlen = a_off + 8 * count,
                  a_msg = a_mlen + 4 * count,
@@ -188,19 +165,8 @@ static int lms_fused(device_ctx *d, const hss_view &v, std::vector<ltree_t> &tre
     for (size_t m = 0; m < count; m++)
         cap[((tree[m] - bottom0) << hb) + q[m]] = (int32_t)m;
     if (whole) {
-        for (size_t m = 0; m < count; m++) {
-            ((uint64_t *)(hup + a_off))[m] = moff[m];
-            ((uint32_t *)(hup + a_mlen))[m] = (uint32_t)whole->mlens[m];
-        }
-        auto put = [&](size_t m) {
-            if (whole->mlens[m])
-                memcpy(hup + a_msg + moff[m], whole->msgs[m], whole->mlens[m]);
-        };
-        if (mbytes < SFS_COPY_ALONE)
-            for (size_t m = 0; m < count; m++)
-                put(m);
-        else
-            par_for(count, put);
+        stage_msgs(hup + a_off, hup + a_mlen, hup + a_msg, moff, mbytes, whole->msgs,
+                   whole->mlens);
     } else {
         memcpy(hup + a_dig, dig, count * pb);
     }
@@ -474,22 +440,15 @@ int hss_batch(device_ctx *d, const hbs_leaf_engine *e, const uint8_t *st, size_t
         sput32(s.out + 4, o->code);
         hbs_lmots_randomizer(o, s.out + 8, t.I, s.q, t.seed);
         hbs_lmots_message_hash(o, Q, t.I, s.q, s.out + 8, msg, mlen);
-        lms_coefs(o, a_all.data() + dig_at[k], Q);
+        lms_digits(Q, o->n, o->w, o->p, o->ls, a_all.data() + dig_at[k]);
     };
     bool fused = fuse_enabled();
     for (unsigned i = 0; i < v.L; i++)
         fused = fused && v.ots[i]->hash == HBS_LMS_HASH_SHA256 && v.lms[i]->m == v.ots[i]->n &&
                 (v.ots[i]->n == 32 || v.ots[i]->n == 24);
     /* a one-level key's batch is done on the GPU to the end (messages hashed, signatures
-     * put together) unless the messages are too big to stage there (or
-     * HBS_GPU_SIGN_HOST_MSGS=1 has the host do it, to compare) */
-    const char *hm = getenv("HBS_GPU_SIGN_HOST_MSGS");
-    bool whole = fused && v.L == 1 && !(hm && strcmp(hm, "1") == 0);
-    size_t mtotal = 0;
-    for (size_t m = 0; m < count && whole; m++) {
-        mtotal += msglens[m];
-        whole = msglens[m] <= UINT32_MAX && mtotal <= SFS_F_MSG_BYTES;
-    }
+     * put together) when the GPU hashes the messages (msgs_on_gpu) */
+    const bool whole = fused && v.L == 1 && msgs_on_gpu(msglens, count);
     /* the bottom jobs' digits need no tree: they are hashed first, over the pool */
     if (!whole)
         par_for(count, [&](size_t m) { prepare(nupper + m); });

@@ -171,6 +171,27 @@ template <int NW> __global__ void __launch_bounds__(512) lf_levels_block_sha256(
  * put together here (u32 0 || q || ots type || C || y || lms type || path), then one copy
  * back. The key's only tree signs every message: message t has q = (first + t) mod 2^h. */
 
+/* a[i] = coef(Q || Cksm(Q), i, w) (RFC 8554 section 4.4) for an n-byte Q (n <= 32): the p
+ * digits an LM-OTS signature signs; on the host (lms_sign.cu) and the GPU alike. */
+__host__ __device__ inline void lms_digits(const uint8_t *Q, uint32_t n, uint32_t w, uint32_t p,
+                                           uint32_t ls, uint8_t *a)
+{
+    const uint32_t per = 8 / w, mask = (1u << w) - 1, u = n * per;
+    uint8_t qs[32 + 2];
+    uint32_t sum = 0;
+    for (uint32_t b = 0; b < n; b++)
+        qs[b] = Q[b];
+    for (uint32_t i = 0; i < u; i++) {
+        a[i] = (uint8_t)((qs[i / per] >> (8 - w * (i % per + 1))) & mask);
+        sum += mask - a[i];
+    }
+    sum <<= ls;
+    qs[n] = (uint8_t)(sum >> 8);
+    qs[n + 1] = (uint8_t)sum;
+    for (uint32_t i = u; i < p; i++)
+        a[i] = (uint8_t)((qs[i * w / 8] >> (8 - w * (i % per + 1))) & mask);
+}
+
 /* SHA-256 of pre (plen <= 64 bytes) || msg (mlen bytes) into st. */
 __device__ __forceinline__ void lf_sha256_bytes(uint32_t st[8], const uint8_t *pre, uint32_t plen,
                                                 const uint8_t *msg, uint32_t mlen)
@@ -218,7 +239,7 @@ __global__ void lf_messages_sha256(lf_msg_args m)
     if (t >= m.count)
         return;
     const uint32_t q = (uint32_t)((m.first + t) & ((1ull << m.h) - 1)), n = m.n;
-    uint8_t pre[64], qs[34];
+    uint8_t pre[64], qs[32];
     uint32_t st[8];
     for (int b = 0; b < 16; b++)
         pre[b] = m.I[b];
@@ -240,18 +261,7 @@ __global__ void lf_messages_sha256(lf_msg_args m)
         pre[b] = 0;
     for (uint32_t b = 0; b < n; b++)
         qs[b] = (uint8_t)(st[b / 4] >> (24 - 8 * (b % 4)));
-    const uint32_t w = m.w, per = 8 / w, mask = (1u << w) - 1, u = n * per;
-    uint8_t *a = m.digits + (uint64_t)t * m.p;
-    uint32_t sum = 0;
-    for (uint32_t i = 0; i < u; i++) {
-        a[i] = (uint8_t)((qs[i / per] >> (8 - w * (i % per + 1))) & mask);
-        sum += mask - a[i];
-    }
-    sum <<= m.ls;
-    qs[n] = (uint8_t)(sum >> 8);
-    qs[n + 1] = (uint8_t)sum;
-    for (uint32_t i = u; i < m.p; i++)
-        a[i] = (uint8_t)((qs[i * w / 8] >> (8 - w * (i % per + 1))) & mask);
+    lms_digits(qs, n, m.w, m.p, m.ls, m.digits + (uint64_t)t * m.p);
 }
 
 struct lf_asm_args {
@@ -273,10 +283,8 @@ __global__ void lf_assemble(lf_asm_args a)
     uint8_t *s = a.out + (uint64_t)m * a.sb;
     for (uint32_t o = 4 * threadIdx.x; o < a.sb; o += 4 * blockDim.x) {
         const uint8_t *src;
-        uint32_t v = 0;
-        if (o < c0 || (o >= t0 && o < path0)) {
-            v = o == 4 ? q : o == 8 ? a.ots_code : o == t0 ? a.lms_code : 0;
-            put_be32(s + o, v);
+        if (o < c0 || (o >= t0 && o < path0)) { /* L - 1 = 0, q, the two types */
+            put_be32(s + o, o == 4 ? q : o == 8 ? a.ots_code : o == t0 ? a.lms_code : 0);
             continue;
         }
         if (o < y0) {

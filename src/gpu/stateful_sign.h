@@ -15,6 +15,7 @@
 #include <new>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "core/leaf_engine.h"
@@ -230,6 +231,59 @@ static int run_jobs(device_ctx *d, const void *jobs, size_t len, size_t out_byte
     HBS_CUDA(cudaMemcpyAsync(out, dout, out_bytes, cudaMemcpyDeviceToHost, d->stream));
     HBS_CUDA(cudaStreamSynchronize(d->stream));
     return HBS_OK;
+}
+
+/* ---- the messages of a fused batch, staged for the GPU to hash ---- */
+
+/* Whether the GPU hashes a batch's messages: unless HBS_GPU_SIGN_HOST_MSGS=1 has the host do
+ * it (to compare, and to test), or they are too big to stage (SFS_F_MSG_BYTES in all). */
+static inline bool msgs_on_gpu(const size_t *msglens, size_t count)
+{
+    const char *hm = getenv("HBS_GPU_SIGN_HOST_MSGS");
+    if (hm && strcmp(hm, "1") == 0)
+        return false;
+    size_t total = 0;
+    for (size_t i = 0; i < count; i++) {
+        total += msglens[i];
+        if (msglens[i] > UINT32_MAX || total > SFS_F_MSG_BYTES)
+            return false;
+    }
+    return true;
+}
+
+/* Where each message starts among all of them, one after another; their bytes in all. */
+static inline size_t msg_offsets(std::vector<uint64_t> &moff, const size_t *msglens,
+                                 size_t count)
+{
+    size_t total = 0;
+    moff.resize(count);
+    for (size_t i = 0; i < count; i++) {
+        moff[i] = total;
+        total += msglens[i];
+    }
+    return total;
+}
+
+/* The staging: each message's offset (u64) to off, its length (u32) to len, its bytes at
+ * bytes + its offset (on the calling thread while that is quicker than waking the pool). */
+static inline void stage_msgs(uint8_t *off, uint8_t *len, uint8_t *bytes,
+                              const std::vector<uint64_t> &moff, size_t total,
+                              const uint8_t *const *msgs, const size_t *msglens)
+{
+    const size_t count = moff.size();
+    for (size_t i = 0; i < count; i++) {
+        ((uint64_t *)off)[i] = moff[i];
+        ((uint32_t *)len)[i] = (uint32_t)msglens[i];
+    }
+    auto put = [&](size_t i) {
+        if (msglens[i])
+            memcpy(bytes + moff[i], msgs[i], msglens[i]);
+    };
+    if (total < SFS_COPY_ALONE)
+        for (size_t i = 0; i < count; i++)
+            put(i);
+    else
+        par_for(count, put);
 }
 
 /* ---- the trees a batch builds, as the host gets them back ---- */

@@ -230,12 +230,8 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
                  a_mlen = a_off + 8 * count, a_jlay = a_mlen + 4 * count,
                  a_jleaf = a_jlay + 4 * count, a_jtree = (a_jleaf + 4 * count + 7) & ~(size_t)7,
                  a_msg = (a_jtree + 8 * count + 15) & ~(size_t)15;
-    std::vector<uint64_t> moff(dig ? 0 : count);
-    size_t mbytes = 0;
-    for (size_t i = 0; i < moff.size(); i++) {
-        moff[i] = mbytes;
-        mbytes += msglens[i];
-    }
+    std::vector<uint64_t> moff;
+    const size_t mbytes = dig ? 0 : msg_offsets(moff, msglens, count);
     const size_t up_len = a_msg + (dig ? count * 32 : mbytes);
     /* on the GPU: the bottom WOTS+ signatures, then each message's r; the upper jobs (one a
      * tree below the top layer: positions, digits) and their signatures; the signatures */
@@ -313,19 +309,7 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
         });
         HBS_CUDA(cudaMemcpyAsync(dup, hup, up_len, cudaMemcpyHostToDevice, d->stream));
     } else {
-        for (size_t i = 0; i < count; i++) {
-            ((uint64_t *)(hup + a_off))[i] = moff[i];
-            ((uint32_t *)(hup + a_mlen))[i] = (uint32_t)msglens[i];
-        }
-        auto put = [&](size_t i) {
-            if (msglens[i])
-                memcpy(hup + a_msg + moff[i], msgs[i], msglens[i]);
-        };
-        if (mbytes < SFS_COPY_ALONE)
-            for (size_t i = 0; i < count; i++)
-                put(i);
-        else
-            par_for(count, put);
+        stage_msgs(hup + a_off, hup + a_mlen, hup + a_msg, moff, mbytes, msgs, msglens);
         HBS_CUDA(cudaMemcpyAsync(dup, hup, up_len, cudaMemcpyHostToDevice, d->stream));
         xf_messages(d, p, first, count, sk_prf, root, dup + a_msg, dup + a_off, dup + a_mlen,
                     dsig + count * len * 32, dup + a_dig);
@@ -396,6 +380,12 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
         }
         xf_levels(f, ka, kb, dnodes, dlvp[q], st);
     };
+    /* the signatures bottom tree k (k < nbottom) makes: [first, second) of the batch's */
+    auto sigs_of = [&](uint64_t k) {
+        const uint64_t G0 = (tfirst0 + k) << H, G1 = (tfirst0 + k + 1) << H;
+        return std::make_pair(G0 <= first ? (size_t)0 : (size_t)(G0 - first),
+                              G1 - first < count ? (size_t)(G1 - first) : count);
+    };
     /* trees [ka, kb) on stream st with scratch set q: built, or copied from the cache (a
      * bottom tree that comes from there gets its messages' one-time signatures from their
      * secrets, the chains only as far as the digits); those to keep go to the cache; then
@@ -417,9 +407,7 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
                                            cudaMemcpyDeviceToDevice, st),
                            "cudaMemcpyAsync", __LINE__);
             if (k < nbottom) {
-                const uint64_t G0 = (tfirst0 + k) << H, G1 = (tfirst0 + k + 1) << H;
-                const size_t ia = G0 <= first ? 0 : (size_t)(G0 - first),
-                             ib = G1 - first < count ? (size_t)(G1 - first) : count;
+                const auto [ia, ib] = sigs_of(k);
                 xs_jobs jb;
                 jb.layer = (const uint32_t *)(dup + a_jlay) + ia;
                 jb.leaf = (const uint32_t *)(dup + a_jleaf) + ia;
@@ -473,8 +461,7 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
             break;
     /* signature i's bottom tree is tree[i] - tfirst0: the first signature of group g */
     auto sig_at = [&](size_t g) -> size_t {
-        const uint64_t G = (tfirst0 + nbottom * g / groups) << H;
-        return g == groups ? count : G <= first ? 0 : (size_t)(G - first);
+        return g == groups ? count : sigs_of(nbottom * g / groups).first;
     };
     /* trees the cache has are copied, not built; kept for later batches: the top layer's
      * trees (every batch needs them) and the bottom tree of the next index (the next batch
@@ -506,9 +493,7 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
         size_t most = 0;
         for (uint64_t k = 0; k < nbottom; k++)
             if (hit[k]) {
-                const uint64_t G0 = (tfirst0 + k) << H, G1 = (tfirst0 + k + 1) << H;
-                const size_t ia = G0 <= first ? 0 : (size_t)(G0 - first),
-                             ib = G1 - first < count ? (size_t)(G1 - first) : count;
+                const auto [ia, ib] = sigs_of(k);
                 most = ib - ia > most ? ib - ia : most;
             }
         const size_t b = most * len * 15 * 64;
@@ -657,15 +642,8 @@ int xmss_batch(device_ctx *d, const hbs_leaf_engine *e, const uint8_t *st, size_
     const bool fused = p->func == XMSS_FUNC_SHA256 && n == 32 && len <= XF_MAX_LEN &&
                        D <= XF_MAX_D && sb <= XF_MAX_SIG && fuse_enabled();
     /* the messages' r, H_msg and digits, over the pool; the fused path hashes them on the
-     * GPU instead, unless they are too big to stage there (or HBS_GPU_SIGN_HOST_MSGS=1 has
-     * the host hash them, to compare) */
-    const char *hm = getenv("HBS_GPU_SIGN_HOST_MSGS");
-    bool gpu_msgs = fused && !(hm && strcmp(hm, "1") == 0);
-    size_t mtotal = 0;
-    for (size_t i = 0; i < count && gpu_msgs; i++) {
-        mtotal += msglens[i];
-        gpu_msgs = msglens[i] <= UINT32_MAX && mtotal <= SFS_F_MSG_BYTES;
-    }
+     * GPU instead (msgs_on_gpu) */
+    const bool gpu_msgs = fused && msgs_on_gpu(msglens, count);
     auto job = [&](size_t i) {
         const uint64_t G = first + i;
         if (!gpu_msgs) {
