@@ -88,17 +88,35 @@ __device__ __forceinline__ uint32_t bswap32(uint32_t x) { return __byte_perm(x, 
     } while (0)
 
 /* SHA-256 compression of the block w[16] (big-endian words) into st. w is clobbered.
- * COMPACT: rounds 16..63 as three passes of one 16-round body, a third of the code. The
+ * FORM is the code's shape: SHA_FULL unrolls all 64 rounds.
+ * SHA_COMPACT: rounds 16..63 as three passes of one 16-round body, a third of the code. The
  * full unroll is faster where warps run one call site hot (signing, key generation); a
  * kernel whose warps are at many call sites at once (batch verification: FORS, chains,
  * T_len, paths) misses the instruction cache with it (H200, 128s verification 3.58 -> 4.09
- * M/s compact, while 128f signing batches lose 5 % with it). */
-template <bool COMPACT = false>
+ * M/s compact, while 128f signing batches lose 5 % with it).
+ * SHA_LOOPED: all 64 rounds as four passes of one 16-round body, the next 16 schedule words
+ * expanded after each pass: the smallest code (about 6 KB), for kernels whose few warps
+ * each run many distinct hash call sites once (the one-signature kernel: latency.cuh). */
+enum { SHA_FULL = 0, SHA_COMPACT = 1, SHA_LOOPED = 2 };
+
+template <int FORM = SHA_FULL>
 __device__ __forceinline__ void sha256_compress(uint32_t st[8], uint32_t w[16])
 {
     uint32_t a = st[0], b = st[1], c = st[2], d = st[3], e = st[4], f = st[5], g = st[6],
              h = st[7];
-    if constexpr (COMPACT) {
+    if constexpr (FORM == SHA_LOOPED) {
+#pragma unroll 1
+        for (int r = 0; r < 64; r += 16) {
+#pragma unroll
+            for (int i = 0; i < 16; i++)
+                HBS_SHA256_ROUND(i, K256[r + i]);
+            if (r < 48) {
+#pragma unroll
+                for (int i = 0; i < 16; i++)
+                    HBS_SHA256_EXPAND(i);
+            }
+        }
+    } else if constexpr (FORM == SHA_COMPACT) {
 #pragma unroll
         for (int i = 0; i < 16; i++)
             HBS_SHA256_ROUND(i, K256[i]);

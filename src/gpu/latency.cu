@@ -102,6 +102,12 @@ static int env_lg(const char *name)
     return e && *e ? atoi(e) : -1;
 }
 
+int lat_sha_form()
+{
+    static const int form = env_lg("HBS_GPU_LAT_SHA");
+    return form;
+}
+
 static const lat_kernel &kernel_for(const hbs_slhdsa_params *p)
 {
     static const lat_kernel table[2][3] = {

@@ -202,7 +202,7 @@ __device__ __forceinline__ uint32_t lat_tl_word(const uint32_t a[6], const uint3
     return hi << 16 | lo >> 16;
 }
 
-template <int LEN>
+template <int LEN, int SC>
 __device__ __forceinline__ void lat_tlen_sha256(uint32_t out[4], const uint32_t s256[8],
                                                 const adrs &ad, const uint32_t *in)
 {
@@ -217,7 +217,7 @@ __device__ __forceinline__ void lat_tlen_sha256(uint32_t out[4], const uint32_t 
 #pragma unroll
     for (int i = 0; i < 16; i++)
         w[i] = lat_tl_word<M>(a, in, i);
-    sha256_compress(st, w);
+    sha256_compress<SC>(st, w);
 #pragma unroll 1
     for (int b = 1; b < MID; b++) {
         /* word i: the low half of input word 16 b + i - 6, the high half of the next */
@@ -225,7 +225,7 @@ __device__ __forceinline__ void lat_tlen_sha256(uint32_t out[4], const uint32_t 
 #pragma unroll
         for (int i = 0; i < 16; i++)
             w[i] = __byte_perm(p[i], p[i + 1], 0x2345);
-        sha256_compress(st, w);
+        sha256_compress<SC>(st, w);
     }
 #pragma unroll
     for (int b = MID; b < NB; b++) {
@@ -234,7 +234,7 @@ __device__ __forceinline__ void lat_tlen_sha256(uint32_t out[4], const uint32_t 
             w[i] = lat_tl_word<M>(a, in, b * 16 + i);
         if (b == NB - 1)
             w[15] = (uint32_t)(64 + TOTAL) * 8;
-        sha256_compress(st, w);
+        sha256_compress<SC>(st, w);
     }
 #pragma unroll
     for (int i = 0; i < 4; i++)
@@ -272,7 +272,7 @@ __device__ __forceinline__ bool lat_arrive(uint32_t *counter, uint32_t total)
 /* Reduces the 2^lg nodes of height z0 in heap[2^lg + i] (tree index base + i) to heap[1];
  * every level stays in the heap (level y at heap[2^(lg-y) ..]). Afterwards the nodes of
  * the authentication path of leaf `target` that lie in this subtree go to auth + z * N. */
-template <int FAM, int N>
+template <int FAM, int N, int SC>
 __device__ void lat_reduce(const kregs<FAM, N> &k, adrs ad, uint32_t *heap, int lg, int z0,
                            uint32_t base, uint32_t target, uint8_t *auth)
 {
@@ -286,7 +286,7 @@ __device__ void lat_reduce(const kregs<FAM, N> &k, adrs ad, uint32_t *heap, int 
             node_get<N>(in + W, heap + (2 * (cnt + i) + 1) * W);
             ad.c = (uint32_t)(z0 + y);
             ad.h = (base >> y) + (uint32_t)i;
-            thash<FAM, N, 2>(out, k, ad, in);
+            thash<FAM, N, 2, SC>(out, k, ad, in);
             node_put<N>(heap + (cnt + i) * W, out);
         }
         __syncthreads();
@@ -300,7 +300,7 @@ __device__ void lat_reduce(const kregs<FAM, N> &k, adrs ad, uint32_t *heap, int 
 
 /* Block g of hypertree layer j: its 2^(hp - xg_lg) leaves, their subtree, and the top of
  * the tree if it arrives last. True when the layer's root is done. */
-template <int FAM, int N>
+template <int FAM, int N, int SC>
 __device__ bool lat_xmss(const lat_args<FAM, N> &a, int j, int g, uint32_t *sh)
 {
     constexpr int LEN = 2 * N + 3, W = N / 4;
@@ -317,7 +317,7 @@ __device__ bool lat_xmss(const lat_args<FAM, N> &a, int j, int g, uint32_t *sh)
         const uint32_t leaf = ((uint32_t)g << lg) + (uint32_t)ll;
         adrs ad = {(uint32_t)j, tree, A_WOTS_PRF, leaf, (uint32_t)c, 0};
         uint32_t v[W];
-        thash<FAM, N, 1>(v, a.k, ad, a.sk_seed);
+        thash<FAM, N, 1, SC>(v, a.k, ad, a.sk_seed);
         ad.type = A_WOTS_HASH;
         /* the signed leaf keeps every value: its WOTS+ signature is then a copy */
         uint8_t *save = leaf == target ? a.wsave + ((size_t)j * LEN + c) * 16 * N : nullptr;
@@ -326,7 +326,7 @@ __device__ bool lat_xmss(const lat_args<FAM, N> &a, int j, int g, uint32_t *sh)
             if (save)
                 store_val<FAM, N>(save + st * N, v);
             ad.h = st;
-            thash<FAM, N, 1>(v, a.k, ad, v);
+            thash<FAM, N, 1, SC>(v, a.k, ad, v);
         }
         if (save)
             store_val<FAM, N>(save + 15 * N, v);
@@ -338,16 +338,16 @@ __device__ bool lat_xmss(const lat_args<FAM, N> &a, int j, int g, uint32_t *sh)
         adrs ad = {(uint32_t)j, tree, A_WOTS_PK, ((uint32_t)g << lg) + (uint32_t)l, 0, 0};
         uint32_t v[W];
         if constexpr (FAM == FAM_SHA2 && N == 16)
-            lat_tlen_sha256<LEN>(v, a.k.s256, ad,
+            lat_tlen_sha256<LEN, SC>(v, a.k.s256, ad,
                                  reinterpret_cast<const uint32_t *>(ends) + (size_t)l * LEN * W);
         else
-            thash_mem<FAM, N>(v, a.k, ad, ends + (size_t)l * LEN * N, LEN);
+            thash_mem<FAM, N, SC>(v, a.k, ad, ends + (size_t)l * LEN * N, LEN);
         node_put<N>(heap + (lpb + l) * W, v);
     }
     __syncthreads();
     lat_stamp(a.timing, LP_X_TLEN, false);
     const adrs ad = {(uint32_t)j, tree, A_TREE, 0, 0, 0};
-    lat_reduce<FAM, N>(a.k, ad, heap, lg, 0, (uint32_t)g << lg, target, auth);
+    lat_reduce<FAM, N, SC>(a.k, ad, heap, lg, 0, (uint32_t)g << lg, target, auth);
     lat_stamp(a.timing, LP_X_TREE, false);
     if (s.xg_lg > 0) {
         const int G = 1 << s.xg_lg;
@@ -361,7 +361,7 @@ __device__ bool lat_xmss(const lat_args<FAM, N> &a, int j, int g, uint32_t *sh)
         for (int i = t; i < G * W; i += blockDim.x)
             heap[G * W + i] = __ldcg(gr + i);
         __syncthreads();
-        lat_reduce<FAM, N>(a.k, ad, heap, s.xg_lg, lg, 0, target, auth);
+        lat_reduce<FAM, N, SC>(a.k, ad, heap, s.xg_lg, lg, 0, target, auth);
         lat_stamp(a.timing, LP_X_TOP, false);
     }
     if (t == 0)
@@ -371,7 +371,7 @@ __device__ bool lat_xmss(const lat_args<FAM, N> &a, int j, int g, uint32_t *sh)
 
 /* Block g of FORS tree i: its leaves, their subtree, the tree's top if it arrives last and
  * T_k over all roots if it is the last tree. True when the FORS public key is done. */
-template <int FAM, int N>
+template <int FAM, int N, int SC>
 __device__ bool lat_fors(const lat_args<FAM, N> &a, int i, int g, uint32_t *sh)
 {
     constexpr int W = N / 4;
@@ -385,17 +385,17 @@ __device__ bool lat_fors(const lat_args<FAM, N> &a, int i, int g, uint32_t *sh)
         const uint32_t idx = base + (uint32_t)l;
         adrs ad = {0, a.tree, A_FORS_PRF, a.leaf, 0, idx};
         uint32_t v[W];
-        thash<FAM, N, 1>(v, a.k, ad, a.sk_seed);
+        thash<FAM, N, 1, SC>(v, a.k, ad, a.sk_seed);
         if (idx == target)
             store_val<FAM, N>(tsig, v);
         ad.type = A_FORS_TREE;
-        thash<FAM, N, 1>(v, a.k, ad, v);
+        thash<FAM, N, 1, SC>(v, a.k, ad, v);
         node_put<N>(heap + (fpb + l) * W, v);
     }
     __syncthreads();
     lat_stamp(a.timing, LP_F_LEAVES, false);
     const adrs ad = {0, a.tree, A_FORS_TREE, a.leaf, 0, 0};
-    lat_reduce<FAM, N>(a.k, ad, heap, lg, 0, base, target, tsig + N);
+    lat_reduce<FAM, N, SC>(a.k, ad, heap, lg, 0, base, target, tsig + N);
     lat_stamp(a.timing, LP_F_TREE, false);
     if (s.fg_lg > 0) {
         const int G = 1 << s.fg_lg;
@@ -408,7 +408,7 @@ __device__ bool lat_fors(const lat_args<FAM, N> &a, int i, int g, uint32_t *sh)
         for (int x = t; x < G * W; x += blockDim.x)
             heap[G * W + x] = __ldcg(gr + x);
         __syncthreads();
-        lat_reduce<FAM, N>(a.k, ad, heap, s.fg_lg, lg, (uint32_t)i << s.fg_lg, target, tsig + N);
+        lat_reduce<FAM, N, SC>(a.k, ad, heap, s.fg_lg, lg, (uint32_t)i << s.fg_lg, target, tsig + N);
         lat_stamp(a.timing, LP_F_TOP, false);
     }
     if (t == 0)
@@ -423,7 +423,7 @@ __device__ bool lat_fors(const lat_args<FAM, N> &a, int i, int g, uint32_t *sh)
     if (t == 0) {
         const adrs pk = {0, a.tree, A_FORS_ROOTS, a.leaf, 0, 0};
         uint32_t v[W];
-        thash_mem<FAM, N>(v, a.k, pk, reinterpret_cast<const uint8_t *>(sh), s.k);
+        thash_mem<FAM, N, SC>(v, a.k, pk, reinterpret_cast<const uint8_t *>(sh), s.k);
         store_val<FAM, N>(a.roots + (size_t)(s.d + s.k) * N, v);
     }
     lat_stamp(a.timing, LP_F_PK, false); /* thread 0 did T_k: its stamp is the end */
@@ -493,7 +493,7 @@ template <int FAM, int N> __device__ void lat_finish(const lat_args<FAM, N> &a, 
     lat_stamp(a.timing, LP_FLAG, true);
 }
 
-template <int FAM, int N>
+template <int FAM, int N, int SC>
 __global__ void __launch_bounds__(lat_bounds<FAM, N>::threads, lat_bounds<FAM, N>::per_sm)
     k_lat_sign(const __grid_constant__ lat_args<FAM, N> a)
 {
@@ -505,8 +505,8 @@ __global__ void __launch_bounds__(lat_bounds<FAM, N>::threads, lat_bounds<FAM, N
             *reinterpret_cast<volatile uint32_t *>(a.host_start) = a.seq;
     }
     const bool done =
-        b < nx ? lat_xmss<FAM, N>(a, b >> a.s.xg_lg, b & ((1 << a.s.xg_lg) - 1), lat_sh)
-               : lat_fors<FAM, N>(a, (b - nx) >> a.s.fg_lg, (b - nx) & ((1 << a.s.fg_lg) - 1),
+        b < nx ? lat_xmss<FAM, N, SC>(a, b >> a.s.xg_lg, b & ((1 << a.s.xg_lg) - 1), lat_sh)
+               : lat_fors<FAM, N, SC>(a, (b - nx) >> a.s.fg_lg, (b - nx) & ((1 << a.s.fg_lg) - 1),
                                   lat_sh);
     if (!done)
         return;
@@ -516,7 +516,11 @@ __global__ void __launch_bounds__(lat_bounds<FAM, N>::threads, lat_bounds<FAM, N
         lat_finish<FAM, N>(a, lat_sh);
 }
 
-template <int FAM, int N> static int lat_launch(const lat_job &j, cudaStream_t st)
+/* HBS_GPU_LAT_SHA: the SHA-256 code form of the SHA-2 kernels (hash.cuh: 0 full, 1 compact,
+ * 2 looped), to compare them on a new GPU; -1 (unset) for each n's default. Read once. */
+int lat_sha_form();
+
+template <int FAM, int N, int SC> static int lat_launch_form(const lat_job &j, cudaStream_t st)
 {
     lat_args<FAM, N> a;
     memset(&a, 0, sizeof a);
@@ -538,17 +542,38 @@ template <int FAM, int N> static int lat_launch(const lat_job &j, cudaStream_t s
     a.host_flag = j.host_flag;
     a.timing = j.timing;
     a.host_start = j.host_start;
-    k_lat_sign<FAM, N><<<(unsigned)j.blocks, (unsigned)j.threads, (size_t)j.smem, st>>>(a);
+    k_lat_sign<FAM, N, SC><<<(unsigned)j.blocks, (unsigned)j.threads, (size_t)j.smem, st>>>(a);
     const cudaError_t e = cudaGetLastError();
     hbs_memzero(&a, sizeof a);
     return e == cudaSuccess ? 0 : gpu_fail(__FILE__, __LINE__, "k_lat_sign", e);
+}
+
+template <int FAM, int N> static int lat_launch(const lat_job &j, cudaStream_t st)
+{
+    if constexpr (FAM == FAM_SHA2) {
+        /* Few warps run this kernel, each through many hash call sites once: with the fully
+         * unrolled compression they wait on instruction fetch (ncu, 128f: 35 % of the chains'
+         * and 51 % of T_len's stall samples are "no instruction"). The looped form (6 KB of
+         * code) fixes most of that: H200 128f 0.084 -> 0.067 ms, 256f 0.292 -> 0.257 ms,
+         * 128s even. At n = 24 it lost (192f 0.174 -> 0.194), so n = 24 keeps the full form. */
+        const int form = lat_sha_form();
+        switch (form >= 0 ? form : N == 24 ? SHA_FULL : SHA_LOOPED) {
+        case SHA_COMPACT:
+            return lat_launch_form<FAM, N, SHA_COMPACT>(j, st);
+        case SHA_LOOPED:
+            return lat_launch_form<FAM, N, SHA_LOOPED>(j, st);
+        default:
+            break;
+        }
+    }
+    return lat_launch_form<FAM, N, SHA_FULL>(j, st);
 }
 
 template <int FAM, int N> static int lat_occupancy(int threads, int smem)
 {
     int nb = 0;
     const cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &nb, k_lat_sign<FAM, N>, threads, (size_t)smem);
+        &nb, k_lat_sign<FAM, N, SHA_FULL>, threads, (size_t)smem);
     if (e != cudaSuccess) {
         (void)cudaGetLastError(); /* a failed query must not fail the next launch's check */
         return -1;

@@ -118,7 +118,7 @@ __device__ __forceinline__ void adrs_words_le(uint32_t a[8], const adrs &ad)
 
 /* SHA-256 over midstate || ADRSc || in (M words); needs 22 + 4M + 9 <= 64. C: the compact
  * compression (hash.cuh). */
-template <int M, bool C = false>
+template <int M, int C = SHA_FULL>
 __device__ __forceinline__ void sha256_small(uint32_t st[8], const uint32_t s256[8],
                                              const uint32_t a[6], const uint32_t in[M])
 {
@@ -171,7 +171,7 @@ __device__ __forceinline__ void sha512_small(uint64_t st[8], const uint64_t s512
 
 /* out = T_L(PK.seed, ADRS, in), in being L values (L = 1 or 2). C: the compact SHA-256
  * compression (hash.cuh). */
-template <int FAM, int N, int L, bool C = false>
+template <int FAM, int N, int L, int C = SHA_FULL>
 __device__ __forceinline__ void thash(uint32_t out[N / 4], const kregs<FAM, N> &k,
                                       const adrs &ad, const uint32_t in[L * N / 4])
 {
@@ -230,7 +230,7 @@ __device__ __forceinline__ uint32_t tl_in_word(const uint32_t *in, int m, int k)
     return k < m ? in[k] : (k == m ? 0x80000000u : 0u);
 }
 
-template <int FAM, int N, bool C = false>
+template <int FAM, int N, int C = SHA_FULL>
 __device__ void thash_mem(uint32_t out[N / 4], const kregs<FAM, N> &k, const adrs &ad,
                           const uint8_t *inb, int nvals)
 {
