@@ -46,6 +46,11 @@ typedef struct hbs_leaf_engine {
      * job 1's, ... */
     int (*xmss_leaves)(void *user, const hbs_xmss_leaf_job *jobs, size_t njobs, uint32_t first,
                        size_t count, uint8_t *out);
+    /* Optional (NULL if not): every node of the XMSS tree of job (height h) that the engine
+     * already holds, the 2^h leaves first, then each level up (2^(h+1) - 1 nodes of n bytes);
+     * NULL when it has none. Valid while the engine is. A skip that steps over such a tree
+     * reads its inner nodes instead of hashing them (the same bytes). */
+    const uint8_t *(*xmss_tree)(void *user, const hbs_xmss_leaf_job *job, unsigned h);
     void *user;
     size_t min_leaves, slice_leaves;
 } hbs_leaf_engine;

@@ -32,6 +32,21 @@ static size_t retain_offset(const xmss_shape *sh, unsigned lv)
     return off;
 }
 
+/* Node idx of level lv >= 1 of the tree into out from its two children in pair: read where
+ * the tree's nodes are at hand (an engine built the tree), else hashed. out may be pair + n. */
+static void make_node(const xmss_shape *sh, const xmss_treeref *t, uint8_t *out,
+                      const uint8_t *pair, unsigned lv, uint32_t idx)
+{
+    if (t->nodes) {
+        size_t off = 0;
+        for (unsigned z = 0; z < lv; z++)
+            off += (size_t)1 << (sh->H - z);
+        memcpy(out, t->nodes + (off + idx) * sh->n, sh->n);
+        return;
+    }
+    hbs_xmss_tree_nodes(t->c, out, pair, t->layer, t->tree, lv, idx, 1);
+}
+
 /* Stores node (lv, i) wherever the state ready to sign leaf s needs it. */
 static void capture(const xmss_shape *sh, xmss_bds *b, uint32_t s, unsigned lv, uint32_t i,
                     const uint8_t *node)
@@ -261,7 +276,7 @@ void hbs_xmss_bds_feed(const xmss_shape *sh, const xmss_treeref *t, xmss_bds *b,
         b->stack_len--;
         idx >>= 1;
         lv++;
-        hbs_xmss_tree_nodes(t->c, pair + n, pair, t->layer, t->tree, lv, idx, 1);
+        make_node(sh, t, pair + n, pair, lv, idx);
         capture(sh, b, 0, lv, idx, pair + n);
     }
     if (b->stack_len > sh->H)
@@ -306,7 +321,7 @@ void hbs_xmss_bds_round(const xmss_shape *sh, const xmss_treeref *t, xmss_bds *b
         return;
     }
     if (!dry)
-        hbs_xmss_tree_nodes(t->c, b->auth[tau], pair, t->layer, t->tree, tau, s >> tau, 1);
+        make_node(sh, t, b->auth[tau], pair, tau, s >> tau);
     for (unsigned i = 0; i < tau; i++) {
         if (i + K < H) {
             memcpy(b->auth[i], b->th[i].node, n);
@@ -371,7 +386,7 @@ static void update_instance(const xmss_shape *sh, const xmss_treeref *t, xmss_bd
         lv++;
         if (t && t->c) {
             memcpy(pair, b->stack[b->stack_len - 1], n);
-            hbs_xmss_tree_nodes(t->c, pair + n, pair, t->layer, t->tree, lv, idx, 1);
+            make_node(sh, t, pair + n, pair, lv, idx);
         }
         b->stack_len--;
         th->stackusage--;

@@ -162,6 +162,8 @@ typedef struct {
     uint32_t layer;
     uint64_t tree;
     const uint8_t *leaves; /* bds_build: all 2^H leaves, computed ahead (or NULL) */
+    const uint8_t *nodes;  /* every node, the leaves first, then each level up (or NULL): the
+                            * traversal reads inner nodes here instead of hashing them */
 } xmss_treeref;
 
 /* Makes a BDS state ready to sign leaf s from scratch: every leaf of the tree is computed,

@@ -20,11 +20,13 @@
 #include "xmss/xmss.h"
 
 /* The leaves of a whole tree computed ahead by an engine, for a skip that steps: the steps
- * read them instead of computing them. */
+ * read them instead of computing them; and its inner nodes where the engine had the whole
+ * tree at hand. */
 typedef struct {
     uint32_t layer;
     uint64_t tree;
-    uint8_t *leaves; /* 2^H leaves */
+    const uint8_t *leaves; /* 2^H leaves */
+    const uint8_t *nodes;  /* every node, leaves first (or NULL) */
 } xmss_cached_tree;
 
 #define XMSS_CACHE_TREES 12
@@ -135,7 +137,10 @@ void hbs_xmss_key_free(hbs_xmss_key *key)
 
 static xmss_treeref tref(const hbs_xmss_key *k, unsigned i, uint64_t tree)
 {
-    xmss_treeref t = {&k->ctx, i, tree, NULL};
+    xmss_treeref t = {&k->ctx, i, tree, NULL, NULL};
+    for (size_t c = 0; c < k->ncache; c++)
+        if (k->cache[c].layer == i && k->cache[c].tree == tree)
+            t.nodes = k->cache[c].nodes;
     return t;
 }
 
@@ -571,7 +576,7 @@ static int advance(hbs_xmss_key *k, const uint8_t *digits, uint8_t *sig)
         np++;
     if (round) {
         xmss_bds dry;
-        xmss_treeref none = {NULL, 0, 0, NULL};
+        xmss_treeref none = {NULL, 0, 0, NULL, NULL};
         memcpy(&dry, &L0->cur, sizeof dry);
         hbs_xmss_bds_round(&k->sh, &none, &dry, s, NULL);
         nupd = hbs_xmss_bds_plan(&k->sh, &dry, (k->sh.H - k->sh.K) / 2, upd);
@@ -726,13 +731,20 @@ static int cache_bottom_trees(hbs_xmss_key *k, uint64_t index, uint64_t step_lea
     if (!(*mem = malloc(count * leaves * n)))
         return HBS_ERR_NO_MEMORY;
     for (size_t t = 0; t < count; t++) {
+        uint8_t *own = *mem + t * leaves * n;
         trees[t].layer = 0;
         trees[t].tree = t0 + t;
-        trees[t].leaves = *mem + t * leaves * n;
+        trees[t].leaves = own;
+        trees[t].nodes = NULL;
         engine_job(k, &job, 0, t0 + t);
+        /* a whole tree the engine holds (the batch signer's own): leaves and inner nodes */
+        if (e->xmss_tree && (trees[t].nodes = e->xmss_tree(e->user, &job, k->sh.H))) {
+            trees[t].leaves = trees[t].nodes;
+            continue;
+        }
         for (size_t at = 0; at < leaves; at += e->slice_leaves) {
             const size_t m = leaves - at < e->slice_leaves ? leaves - at : e->slice_leaves;
-            int err = e->xmss_leaves(e->user, &job, 1, (uint32_t)at, m, trees[t].leaves + at * n);
+            int err = e->xmss_leaves(e->user, &job, 1, (uint32_t)at, m, own + at * n);
             if (err) {
                 hbs_memzero(*mem, count * leaves * n);
                 free(*mem);

@@ -590,9 +590,16 @@ static void test_full_filesystem(void)
 /* ---- skipping with a leaf engine (what the GPU batch signer's batch end uses) ----------
  * A leaf engine made of the CPU's own leaf code, counting what it is asked for: a skip with
  * it must end in the very state bytes a skip without it ends in, and use it where it pays. */
+#define CPU_ENGINE_TREES 64
+
 typedef struct {
     const hbs_xmss_params *xp;
     size_t calls, leaves;
+    /* with whole trees (xmss_tree): those made so far, each 2^(h+1) - 1 nodes; corrupt: one
+     * byte of every inner node flipped, so a skip that reads them must come out different */
+    int corrupt;
+    size_t ntrees;
+    uint8_t *trees[CPU_ENGINE_TREES];
 } cpu_engine;
 
 static int cpu_lms_leaves(void *user, const hbs_lms_leaf_job *j, uint32_t first, size_t count,
@@ -633,6 +640,39 @@ static int cpu_xmss_leaves(void *user, const hbs_xmss_leaf_job *jobs, size_t njo
     return HBS_OK;
 }
 
+/* Every node of one tree, as a batch signer that built it holds it: leaves, then each level. */
+static const uint8_t *cpu_xmss_tree(void *user, const hbs_xmss_leaf_job *job, unsigned h)
+{
+    cpu_engine *u = user;
+    const size_t n = job->n, leaves = (size_t)1 << h;
+    xmss_ctx c;
+    uint8_t *t;
+    if (!u->xp || n != u->xp->n || h != u->xp->tree_h || u->ntrees == CPU_ENGINE_TREES ||
+        !(t = malloc((2 * leaves - 1) * n)))
+        return NULL;
+    hbs_xmss_ctx_init(&c, u->xp, job->pub_seed, job->sk_seed);
+    hbs_xmss_leaf_range(&c, t, job->layer, job->tree, 0, leaves);
+    for (size_t z = 1, below = 0, at = leaves; z <= h; z++) {
+        hbs_xmss_tree_nodes(&c, t + at * n, t + below * n, job->layer, job->tree, (unsigned)z, 0,
+                            leaves >> z);
+        below = at;
+        at += leaves >> z;
+    }
+    hbs_xmss_ctx_wipe(&c);
+    if (u->corrupt)
+        for (size_t i = leaves; i < 2 * leaves - 1; i++)
+            t[i * n] ^= 1;
+    u->trees[u->ntrees++] = t;
+    return t;
+}
+
+static void cpu_engine_free(cpu_engine *u)
+{
+    for (size_t i = 0; i < u->ntrees; i++)
+        free(u->trees[i]);
+    u->ntrees = 0;
+}
+
 static void cpu_engine_init(hbs_leaf_engine *e, cpu_engine *u, const hbs_xmss_params *xp)
 {
     memset(e, 0, sizeof *e);
@@ -661,8 +701,10 @@ static size_t export_hss(const hbs_hss_key *k, uint8_t *buf, size_t cap)
 #define SKIP_STATE_MAX (1u << 20)
 
 /* Keys a (skips without an engine) and b (with one) from one seed skip to each target in turn
- * and sign there: the same state bytes and signatures after every skip. */
-static void run_skip_engine_xmss(const char *alg, const uint64_t *targets, size_t nt)
+ * and sign there: the same state bytes and signatures after every skip. trees: the engine
+ * also hands out whole trees (leaves and inner nodes, as the GPU batch signer's batch end
+ * does); 2: with every inner node corrupted, so some state must differ (the nodes are read). */
+static void run_skip_engine_xmss(const char *alg, const uint64_t *targets, size_t nt, int trees)
 {
     const hbs_xmss_params *p = hbs_xmss_params_by_name(alg);
     hbs_xmss_key *a = NULL, *b = NULL;
@@ -678,6 +720,10 @@ static void run_skip_engine_xmss(const char *alg, const uint64_t *targets, size_
     sb = malloc(p->sig_bytes);
     test_rand_bytes(seed, sizeof seed);
     cpu_engine_init(&e, &u, p);
+    if (trees)
+        e.xmss_tree = cpu_xmss_tree;
+    u.corrupt = trees == 2;
+    size_t differ = 0;
     CHECK_INT(hbs_xmss_keygen(&a, pk, sizeof pk, &pklen, p, 0, seed, 3 * p->n, NULL, NULL),
               HBS_OK);
     CHECK_INT(hbs_xmss_keygen(&b, pk, sizeof pk, &pklen, p, 0, seed, 3 * p->n, NULL, NULL),
@@ -691,6 +737,13 @@ static void run_skip_engine_xmss(const char *alg, const uint64_t *targets, size_
         used += u.leaves > before;
         la = export_xmss(a, ea, SKIP_STATE_MAX);
         lb = export_xmss(b, eb, SKIP_STATE_MAX);
+        if (trees == 2) {
+            /* a corrupted state signs wrongly from here on: compare the states only */
+            differ += !(la && la == lb && memcmp(ea, eb, la) == 0);
+            if (differ)
+                break;
+            continue;
+        }
         CHECK_MSG(la && la == lb && memcmp(ea, eb, la) == 0,
                   "%s: state after skip to %llu differs with an engine", alg,
                   (unsigned long long)targets[i]);
@@ -699,10 +752,23 @@ static void run_skip_engine_xmss(const char *alg, const uint64_t *targets, size_
         CHECK_MSG(la == lb && memcmp(sa, sb, la) == 0, "%s: signature after skip to %llu",
                   alg, (unsigned long long)targets[i]);
     }
+    if (trees == 2) {
+        CHECK_MSG(differ > 0, "%s: corrupted inner nodes from the engine changed no state",
+                  alg);
+        test_note("%s: corrupted engine nodes show", alg);
+        goto out;
+    }
     CHECK_MSG(used > 0, "%s: the engine was never used", alg);
-    test_note("%s: %zu skips equal with and without an engine (%zu used it: %zu calls, %zu "
-              "leaves)", alg, nt, used, u.calls, u.leaves);
+    if (trees)
+        CHECK_MSG(u.ntrees > 0, "%s: no whole tree was asked for", alg);
+    if (trees)
+        test_note("%s: %zu skips equal with whole trees from the engine (%zu trees)", alg, nt,
+                  u.ntrees);
+    else
+        test_note("%s: %zu skips equal with and without an engine (%zu used it: %zu calls, %zu "
+                  "leaves)", alg, nt, used, u.calls, u.leaves);
 out:
+    cpu_engine_free(&u);
     hbs_xmss_key_free(a);
     hbs_xmss_key_free(b);
     free(ea);
@@ -772,9 +838,11 @@ static void test_skip_engine(void)
     static const uint64_t mt4[] = {40, 100, 1000, 1100, 40000};
     static const uint64_t h10[] = {2, 100, 700, 1000};
     static const uint64_t h55[] = {1, 37, 300, 301, 900};
-    run_skip_engine_xmss("XMSS-SHA2_10_256", x10, sizeof x10 / sizeof x10[0]);
-    run_skip_engine_xmss("XMSSMT-SHA2_20/2_256", mt2, sizeof mt2 / sizeof mt2[0]);
-    run_skip_engine_xmss("XMSSMT-SHA2_20/4_256", mt4, sizeof mt4 / sizeof mt4[0]);
+    for (int trees = 0; trees <= 2; trees++) {
+        run_skip_engine_xmss("XMSS-SHA2_10_256", x10, sizeof x10 / sizeof x10[0], trees);
+        run_skip_engine_xmss("XMSSMT-SHA2_20/2_256", mt2, sizeof mt2 / sizeof mt2[0], trees);
+        run_skip_engine_xmss("XMSSMT-SHA2_20/4_256", mt4, sizeof mt4 / sizeof mt4[0], trees);
+    }
     run_skip_engine_hss("LMS_SHA256_M32_H10/LMOTS_SHA256_N32_W4", 4, h10,
                         sizeof h10 / sizeof h10[0]);
     run_skip_engine_hss(hss55.alg, 0, h55, sizeof h55 / sizeof h55[0]);
