@@ -7,6 +7,7 @@
  *
  *   cmake --build build --target hbs_bench_skip
  *   build/hbs_bench_skip [-a XMSS-SHA2_16_256] [--count 16384] [--runs 3] [--json FILE]
+ *                        [--nodes-only]   (no leaves-only runs: to profile the other)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,6 +58,7 @@ int main(int argc, char **argv)
 {
     const char *alg = "XMSS-SHA2_16_256", *json = NULL;
     unsigned long count = 16384, runs = 3;
+    int nodes_only = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-a") && i + 1 < argc)
             alg = argv[++i];
@@ -66,8 +68,12 @@ int main(int argc, char **argv)
             runs = strtoul(argv[++i], NULL, 10);
         else if (!strcmp(argv[i], "--json") && i + 1 < argc)
             json = argv[++i];
+        else if (!strcmp(argv[i], "--nodes-only"))
+            nodes_only = 1;
         else {
-            fprintf(stderr, "usage: %s [-a XMSS-set] [--count N] [--runs R] [--json FILE]\n",
+            fprintf(stderr,
+                    "usage: %s [-a XMSS-set] [--count N] [--runs R] [--json FILE] "
+                    "[--nodes-only]\n",
                     argv[0]);
             return 2;
         }
@@ -116,7 +122,7 @@ int main(int argc, char **argv)
     double t[2][64];
     int same = 1;
     for (unsigned long r = 0; r < runs; r++)
-        for (int nodes = 0; nodes < 2; nodes++) {
+        for (int nodes = nodes_only; nodes < 2; nodes++) {
             hbs_xmss_key *k = NULL;
             size_t len = 0;
             e.xmss_tree = nodes ? tree_nodes : NULL;
@@ -128,12 +134,12 @@ int main(int argc, char **argv)
             if (err || hbs_xmss_key_export(k, nodes ? xb : xa, xlen, &len))
                 return 1;
             hbs_xmss_key_free(k);
-            if (nodes)
+            if (nodes && !nodes_only)
                 same &= memcmp(xa, xb, len) == 0;
         }
     qsort(t[0], runs, sizeof t[0][0], cmp_double);
     qsort(t[1], runs, sizeof t[1][0], cmp_double);
-    const double a = t[0][runs / 2], b = t[1][runs / 2];
+    const double a = nodes_only ? 0 : t[0][runs / 2], b = t[1][runs / 2];
     printf("skip over %lu indices of %s from index 0, median of %lu runs, one thread of the "
            "skip; states %s\n",
            count, alg, runs, same ? "equal" : "DIFFER");

@@ -422,6 +422,19 @@ size_t hbs_xmss_bds_plan(const xmss_shape *sh, const xmss_bds *b, unsigned updat
     return k;
 }
 
+size_t hbs_xmss_bds_updates_from(const xmss_shape *sh, const xmss_treeref *t, xmss_bds *b,
+                                 unsigned updates, const uint8_t *leaves)
+{
+    size_t k = 0;
+    for (; k < updates; k++) {
+        int j = select_instance(sh, b);
+        if (j < 0)
+            break;
+        update_instance(sh, t, b, (unsigned)j, leaves + (size_t)b->th[j].next_idx * sh->n);
+    }
+    return k;
+}
+
 void hbs_xmss_bds_update(const xmss_shape *sh, const xmss_treeref *t, xmss_bds *b,
                          const uint8_t *leaf)
 {

@@ -189,6 +189,12 @@ void hbs_xmss_bds_round(const xmss_shape *sh, const xmss_treeref *t, xmss_bds *b
 size_t hbs_xmss_bds_plan(const xmss_shape *sh, const xmss_bds *b, unsigned updates,
                          uint32_t *leaf_idx);
 
+/* Up to `updates` treehash updates (as many as the plan would name), each reading its leaf
+ * from leaves, all 2^H leaves of the tree at hand; returns how many. Same result as the plan
+ * followed by hbs_xmss_bds_update with the leaves it named, without the plan's copy. */
+size_t hbs_xmss_bds_updates_from(const xmss_shape *sh, const xmss_treeref *t, xmss_bds *b,
+                                 unsigned updates, const uint8_t *leaves);
+
 /* Performs the next treehash update with the leaf the plan named for it. */
 void hbs_xmss_bds_update(const xmss_shape *sh, const xmss_treeref *t, xmss_bds *b,
                          const uint8_t *leaf);

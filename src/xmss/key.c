@@ -560,6 +560,9 @@ static int advance(hbs_xmss_key *k, const uint8_t *digits, uint8_t *sig)
     const int round = !final && s < last;
     xmss_layer *L0 = &k->layer[0];
     xmss_treeref t0 = tref(k, 0, tree);
+    /* the whole tree's leaves at hand (an engine skip): the updates read theirs directly,
+     * with no dry run to plan which (two copies of the state a step) */
+    const uint8_t *tree_leaves = k->ncache ? cached_leaf(k, 0, tree, 0) : NULL;
     xmss_leafpos pos[MAX_STEP_LEAVES];
     uint8_t leaves[MAX_STEP_LEAVES * XMSS_MAX_N];
     size_t np = 0, nupd = 0;
@@ -574,7 +577,7 @@ static int advance(hbs_xmss_key *k, const uint8_t *digits, uint8_t *sig)
     want0 = round && !(s & 1);
     if (digits || want0)
         np++;
-    if (round) {
+    if (round && !tree_leaves) {
         xmss_bds dry;
         xmss_treeref none = {NULL, 0, 0, NULL, NULL};
         memcpy(&dry, &L0->cur, sizeof dry);
@@ -609,6 +612,9 @@ static int advance(hbs_xmss_key *k, const uint8_t *digits, uint8_t *sig)
         size_t at = (digits || want0) ? 1 : 0;
         if (round) {
             hbs_xmss_bds_round(&k->sh, &t0, &L0->cur, s, leaves);
+            if (tree_leaves)
+                (void)hbs_xmss_bds_updates_from(&k->sh, &t0, &L0->cur,
+                                                (k->sh.H - k->sh.K) / 2, tree_leaves);
             for (size_t u = 0; u < nupd; u++)
                 hbs_xmss_bds_update(&k->sh, &t0, &L0->cur, leaves + (at++) * n);
         }
