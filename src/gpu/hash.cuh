@@ -99,7 +99,14 @@ __device__ __forceinline__ uint32_t bswap32(uint32_t x) { return __byte_perm(x, 
  * each run many distinct hash call sites once (the one-signature kernel: latency.cuh). */
 enum { SHA_FULL = 0, SHA_COMPACT = 1, SHA_LOOPED = 2 };
 
-template <int FORM = SHA_FULL>
+/* The form of every call that names none (all but the verifier's and the one-signature
+ * kernel's): a build may set it (-DHBS_GPU_SHA256_FORM=2 in CMAKE_CUDA_FLAGS) to compare the
+ * forms over all kernels in one device run. */
+#ifndef HBS_GPU_SHA256_FORM
+#define HBS_GPU_SHA256_FORM SHA_FULL
+#endif
+
+template <int FORM = HBS_GPU_SHA256_FORM>
 __device__ __forceinline__ void sha256_compress(uint32_t st[8], uint32_t w[16])
 {
     uint32_t a = st[0], b = st[1], c = st[2], d = st[3], e = st[4], f = st[5], g = st[6],
