@@ -553,9 +553,10 @@ template <int FAM, int N> static int lat_launch(const lat_job &j, cudaStream_t s
     if constexpr (FAM == FAM_SHA2) {
         /* Few warps run this kernel, each through many hash call sites once: with the fully
          * unrolled compression they wait on instruction fetch (ncu, 128f: 35 % of the chains'
-         * and 51 % of T_len's stall samples are "no instruction"). The looped form (6 KB of
-         * code) fixes most of that: H200 128f 0.084 -> 0.067 ms, 256f 0.292 -> 0.257 ms,
-         * 128s even. At n = 24 it lost (192f 0.174 -> 0.194), so n = 24 keeps the full form. */
+         * and 51 % of T_len's stall samples are "no instruction"). With the looped form (6 KB
+         * of code) the same kernel ran faster: H200 128f 0.084 -> 0.067 ms, 256f 0.292 ->
+         * 0.257 ms, 128s even. At n = 24 it lost (192f 0.174 -> 0.194), so n = 24 keeps the
+         * full form. (The timing line's occupancy is the full form's kernel's.) */
         const int form = lat_sha_form();
         switch (form >= 0 ? form : N == 24 ? SHA_FULL : SHA_LOOPED) {
         case SHA_COMPACT:
