@@ -99,12 +99,7 @@ int main(int argc, char **argv)
         xmss_ctx c;
         hbs_xmss_ctx_init(&c, p, seed + 2 * n, seed);
         hbs_xmss_leaf_range(&c, tree, 0, 0, 0, leaves);
-        for (size_t z = 1, below = 0, at = leaves; z <= p->tree_h; z++) {
-            hbs_xmss_tree_nodes(&c, tree + at * n, tree + below * n, 0, 0, (unsigned)z, 0,
-                                leaves >> z);
-            below = at;
-            at += leaves >> z;
-        }
+        hbs_xmss_tree_levels(&c, tree, 0, 0, p->tree_h);
         hbs_xmss_ctx_wipe(&c);
     }
     const size_t xlen = hbs_xmss_key_export_bytes(base);

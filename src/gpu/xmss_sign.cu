@@ -59,19 +59,10 @@ static void xmss_put_idx(uint8_t *s, unsigned idx_bytes, uint64_t G)
 
 /* ---- XMSS / XMSS^MT ---- */
 
-/* Offset (in nodes) of level z (0: leaves) of a tree of height H. */
-static size_t xlevel(unsigned H, unsigned z)
-{
-    size_t off = 0;
-    for (unsigned k = 0; k < z; k++)
-        off += (size_t)1 << (H - k);
-    return off;
-}
-
 /* Node i of level z (0: leaves) of a tree of height H, n-byte nodes. */
 static const uint8_t *xnode(const xtree &t, unsigned H, size_t n, unsigned z, uint64_t i)
 {
-    return t.nodes.data() + (xlevel(H, z) + i) * n;
+    return t.nodes.data() + (hbs_xmss_level_at(H, z) + i) * n;
 }
 
 /* The inner nodes of every tree from its leaves, level by level, each level's nodes of all
@@ -80,7 +71,7 @@ static void xmss_inner(const xmss_ctx *c, std::vector<xtree> &trees, unsigned H,
 {
     for (unsigned z = 1; z <= H; z++) {
         const size_t per = (size_t)1 << (H - z), run = per < 64 ? per : 64, runs = per / run;
-        const size_t below = xlevel(H, z - 1), at = xlevel(H, z);
+        const size_t below = hbs_xmss_level_at(H, z - 1), at = hbs_xmss_level_at(H, z);
         par_for(trees.size() * runs, [&](size_t w) {
             xtree &t = trees[w / runs];
             const size_t first = (w % runs) * run;

@@ -38,10 +38,7 @@ static void make_node(const xmss_shape *sh, const xmss_treeref *t, uint8_t *out,
                       const uint8_t *pair, unsigned lv, uint32_t idx)
 {
     if (t->nodes) {
-        size_t off = 0;
-        for (unsigned z = 0; z < lv; z++)
-            off += (size_t)1 << (sh->H - z);
-        memcpy(out, t->nodes + (off + idx) * sh->n, sh->n);
+        memcpy(out, t->nodes + (hbs_xmss_level_at(sh->H, lv) + idx) * sh->n, sh->n);
         return;
     }
     hbs_xmss_tree_nodes(t->c, out, pair, t->layer, t->tree, lv, idx, 1);

@@ -129,6 +129,17 @@ void hbs_xmss_tree_nodes(const xmss_ctx *c, uint8_t *out, const uint8_t *childre
                          uint32_t layer, uint64_t tree, unsigned height, uint32_t first,
                          size_t count);
 
+/* A whole tree of height H as one array (what a leaf engine's xmss_tree hands out): the 2^H
+ * leaves, then each level up, 2^(H+1) - 1 nodes. Level z starts at node 2^(H+1) - 2^(H+1-z). */
+static inline size_t hbs_xmss_level_at(unsigned H, unsigned z)
+{
+    return ((size_t)2 << H) - ((size_t)2 << (H - z));
+}
+
+/* Levels 1 .. H of such an array from its leaves (nodes[0 .. 2^H)). */
+void hbs_xmss_tree_levels(const xmss_ctx *c, uint8_t *nodes, uint32_t layer, uint64_t tree,
+                          unsigned H);
+
 /* ---- BDS traversal state of one tree (Buchmann, Dahmen, Schneider 2008) ---- */
 typedef struct {
     uint8_t h;          /* the height of the node this instance makes */

@@ -719,45 +719,58 @@ int hbs_xmss_key_set_end(hbs_xmss_key *key, uint64_t end)
 
 /* Before a skip that steps from key->idx to index with an engine: the whole trees of the
  * bottom layer the steps compute leaves of (the current one up to the one of index, and the
- * next one being grown), from the engine into *mem, when the steps would compute enough
- * leaves to pay for them. Leaves nothing cached (and returns HBS_OK) otherwise. */
+ * next one being grown), when the steps would compute enough leaves to pay for them: read
+ * in place where the engine holds a tree whole (with its inner nodes), else its leaves from
+ * the engine into *mem (*memlen bytes, the caller's to wipe and free). Leaves nothing cached
+ * (and returns HBS_OK) otherwise. */
 static int cache_bottom_trees(hbs_xmss_key *k, uint64_t index, uint64_t step_leaves,
-                              const hbs_leaf_engine *e, xmss_cached_tree *trees, uint8_t **mem)
+                              const hbs_leaf_engine *e, xmss_cached_tree *trees, uint8_t **mem,
+                              size_t *memlen)
 {
     const size_t n = k->sh.n, leaves = (size_t)1 << k->sh.H;
     const uint64_t t0 = tree_of(k, k->idx, 0), t1 = tree_of(k, index, 0);
     size_t count = (size_t)(t1 - t0 + 1) + (has_next(k, 0, t1) && leaf_of(k, index, 0) ? 1 : 0);
+    size_t missing = 0;
+    uint8_t *own;
     hbs_xmss_leaf_job job;
     *mem = NULL;
+    *memlen = 0;
     /* an engine (the GPU) makes leaves some hundreds of times faster than one CPU thread,
      * and a batch signer's engine may have the trees already */
     if (step_leaves < e->min_leaves || count > XMSS_CACHE_TREES ||
         step_leaves * ENGINE_SPEEDUP < (uint64_t)count * leaves)
         return HBS_OK;
-    if (!(*mem = malloc(count * leaves * n)))
-        return HBS_ERR_NO_MEMORY;
+    /* whole trees the engine holds (the batch signer's own): leaves and inner nodes */
     for (size_t t = 0; t < count; t++) {
-        uint8_t *own = *mem + t * leaves * n;
         trees[t].layer = 0;
         trees[t].tree = t0 + t;
-        trees[t].leaves = own;
-        trees[t].nodes = NULL;
         engine_job(k, &job, 0, t0 + t);
-        /* a whole tree the engine holds (the batch signer's own): leaves and inner nodes */
-        if (e->xmss_tree && (trees[t].nodes = e->xmss_tree(e->user, &job, k->sh.H))) {
-            trees[t].leaves = trees[t].nodes;
+        trees[t].nodes = e->xmss_tree ? e->xmss_tree(e->user, &job, k->sh.H) : NULL;
+        trees[t].leaves = trees[t].nodes;
+        missing += trees[t].nodes == NULL;
+    }
+    /* the leaves of the others, into memory of the skip's */
+    if (missing && !(*mem = malloc(missing * leaves * n)))
+        return HBS_ERR_NO_MEMORY;
+    *memlen = missing * leaves * n;
+    own = *mem;
+    for (size_t t = 0; t < count; t++) {
+        if (trees[t].leaves)
             continue;
-        }
+        engine_job(k, &job, 0, t0 + t);
         for (size_t at = 0; at < leaves; at += e->slice_leaves) {
             const size_t m = leaves - at < e->slice_leaves ? leaves - at : e->slice_leaves;
             int err = e->xmss_leaves(e->user, &job, 1, (uint32_t)at, m, own + at * n);
             if (err) {
-                hbs_memzero(*mem, count * leaves * n);
+                hbs_memzero(*mem, *memlen);
                 free(*mem);
                 *mem = NULL;
+                *memlen = 0;
                 return err;
             }
         }
+        trees[t].leaves = own;
+        own += leaves * n;
     }
     k->cache = trees;
     k->ncache = count;
@@ -792,14 +805,16 @@ int hbs_xmss_key_skip_to_engine(hbs_xmss_key *key, uint64_t index, const hbs_lea
     if (steps <= rebuild_cost / step_cost) {
         xmss_cached_tree trees[XMSS_CACHE_TREES];
         uint8_t *mem = NULL;
+        size_t memlen = 0;
         if (engine)
-            err = cache_bottom_trees(key, index, steps * step_cost, engine, trees, &mem);
+            err = cache_bottom_trees(key, index, steps * step_cost, engine, trees, &mem,
+                                     &memlen);
         while (!err && key->idx < index) {
             err = advance(key, NULL, NULL);
             key->idx++;
         }
         if (mem) {
-            hbs_memzero(mem, key->ncache * ((size_t)1 << key->sh.H) * key->sh.n);
+            hbs_memzero(mem, memlen);
             free(mem);
         }
         key->cache = NULL;

@@ -186,6 +186,16 @@ void hbs_xmss_leaf_from_sig(const xmss_ctx *c, uint8_t *leaf, const uint8_t *sig
     ltree(c, leaf, vals, layer, tree, leaf_idx);
 }
 
+void hbs_xmss_tree_levels(const xmss_ctx *c, uint8_t *nodes, uint32_t layer, uint64_t tree,
+                          unsigned H)
+{
+    const size_t n = c->p->n;
+    for (unsigned z = 1; z <= H; z++)
+        hbs_xmss_tree_nodes(c, nodes + hbs_xmss_level_at(H, z) * n,
+                            nodes + hbs_xmss_level_at(H, z - 1) * n, layer, tree, z, 0,
+                            (size_t)1 << (H - z));
+}
+
 void hbs_xmss_tree_nodes(const xmss_ctx *c, uint8_t *out, const uint8_t *children,
                          uint32_t layer, uint64_t tree, unsigned height, uint32_t first,
                          size_t count)

@@ -652,12 +652,7 @@ static const uint8_t *cpu_xmss_tree(void *user, const hbs_xmss_leaf_job *job, un
         return NULL;
     hbs_xmss_ctx_init(&c, u->xp, job->pub_seed, job->sk_seed);
     hbs_xmss_leaf_range(&c, t, job->layer, job->tree, 0, leaves);
-    for (size_t z = 1, below = 0, at = leaves; z <= h; z++) {
-        hbs_xmss_tree_nodes(&c, t + at * n, t + below * n, job->layer, job->tree, (unsigned)z, 0,
-                            leaves >> z);
-        below = at;
-        at += leaves >> z;
-    }
+    hbs_xmss_tree_levels(&c, t, job->layer, job->tree, h);
     hbs_xmss_ctx_wipe(&c);
     if (u->corrupt)
         for (size_t i = leaves; i < 2 * leaves - 1; i++)
