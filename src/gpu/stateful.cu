@@ -41,6 +41,14 @@ enum { SF_D_CHAINS = 48, SF_D_LEAVES = 49 };
 #define SF_MIN_LEAVES 32
 
 #define SF_THREADS 256
+/* The XMSS chain kernel's blocks in launches of up to SF_SMALL_CHAINS chains: small, so that
+ * the last blocks spread thin over the SMs (H200, the 2,048 leaves of an XMSS^MT key's two
+ * trees: 758 us with 256 threads, whose 536 blocks are 4.06 per SM, so the SMs given a fifth
+ * ran it alone at the end; 705 us with 64, 128 or 32). Bigger launches keep SF_THREADS (the
+ * batch signer's 4,096 leaves: 1,373 us against 1,464 with 64; XMSS_16 key generation lost
+ * 5 % with 64). */
+#define SF_CHAIN_THREADS 64
+#define SF_SMALL_CHAINS ((uint64_t)1 << 18)
 /* From this many XMSS leaves on, one thread reduces a whole L-tree (enough leaves fill the
  * GPU); below, a block of threads shares each one (latency). */
 #define SF_SERIAL_LTREE 16384
@@ -204,13 +212,9 @@ template <int F> __global__ void xmss_ltree_generic(xmss_args x, const uint8_t *
 }
 
 
-__global__ void xmss_chains_sha256(xmss_args x, uint8_t *vals)
+__global__ void xmss_chains_sha256(xmss_args x, x256_mid mid, uint8_t *vals)
 {
-    __shared__ x256_mid mid;
     const uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (threadIdx.x == 0)
-        x256_midstates(&mid, x);
-    __syncthreads();
     if (t >= (uint64_t)x.ntrees * x.count * x.len)
         return;
     const uint32_t g = (uint32_t)(t / x.len), k = g / x.count, i = (uint32_t)(t % x.len);
@@ -244,44 +248,40 @@ __global__ void xmss_chains_sha256(xmss_args x, uint8_t *vals)
         put_be32(vals + t * 32 + 4 * k, v[k]);
 }
 
-__global__ void xmss_ltree_sha256(xmss_args x, const uint8_t *vals, uint8_t *out)
+/* The L-trees of x256_lt_pack(len) leaves per block (x256_ltree_packed); the chain ends
+ * in, a leaf each out. */
+__global__ void __launch_bounds__(X256_LT_THREADS)
+    xmss_ltree_sha256(xmss_args x, x256_mid mid, const uint8_t *vals, uint8_t *out)
 {
-    extern __shared__ uint32_t nodew[]; /* len * 8 words */
-    __shared__ uint32_t prep[(X256_LTREE_MAX - 1) * 24];
-    __shared__ x256_mid mid;
-    const uint32_t b = blockIdx.x, tid = threadIdx.x;
-    const uint8_t *src = vals + (uint64_t)b * x.len * 32;
-    if (tid == 0)
-        x256_midstates(&mid, x);
-    for (uint32_t k = tid; k < x.len * 8; k += blockDim.x)
+    __shared__ uint32_t nodew[X256_LT_NODEW], prep[X256_LT_PREPW];
+    const uint32_t total = x.ntrees * x.count, P = x256_lt_pack(x.len), g0 = blockIdx.x * P;
+    if (g0 >= total)
+        return;
+    const uint32_t leaves = total - g0 < P ? total - g0 : P;
+    const uint8_t *src = vals + (uint64_t)g0 * x.len * 32;
+    for (uint32_t k = threadIdx.x; k < leaves * x.len * 8; k += blockDim.x)
         nodew[k] = be32(src + 4 * k);
     __syncthreads();
-    uint32_t a[8], pm[8];
-    for (int k = 0; k < 8; k++) {
-        pm[k] = mid.prf[k];
-        a[k] = 0;
-    }
-    a[0] = x.layer[b / x.count];
-    a[1] = (uint32_t)(x.tree[b / x.count] >> 32);
-    a[2] = (uint32_t)x.tree[b / x.count];
-    a[3] = 1;
-    a[4] = x.first + b % x.count;
-    x256_ltree_block(nodew, prep, pm, a, x.len);
-    if (tid == 0)
+    x256_ltree_packed(nodew, prep, mid.prf, x.len, leaves, [&](uint32_t p, uint32_t a[8]) {
+        const uint32_t g = g0 + p, k = g / x.count;
+        a[0] = x.layer[k];
+        a[1] = (uint32_t)(x.tree[k] >> 32);
+        a[2] = (uint32_t)x.tree[k];
+        a[3] = 1;
+        a[4] = x.first + g % x.count;
+        a[5] = a[6] = a[7] = 0;
+    });
+    for (uint32_t p = threadIdx.x; p < leaves; p += blockDim.x)
         for (int k = 0; k < 8; k++)
-            put_be32(out + (uint64_t)b * 32 + 4 * k, nodew[k]);
+            put_be32(out + (uint64_t)(g0 + p) * 32 + 4 * k, nodew[p * x.len * 8 + k]);
 }
 
 /* The L-tree of one leaf per thread, in place over its chain ends: for big slices, where
  * the block-per-leaf kernel above would leave most lanes idle on the narrow upper levels
  * (an L-tree has 33, 17, 8, 4, 2, 1, 1 nodes a level). */
-__global__ void xmss_ltree_sha256_serial(xmss_args x, uint8_t *vals, uint8_t *out)
+__global__ void xmss_ltree_sha256_serial(xmss_args x, x256_mid mid, uint8_t *vals, uint8_t *out)
 {
-    __shared__ x256_mid mid;
     const uint32_t g = blockIdx.x * blockDim.x + threadIdx.x;
-    if (threadIdx.x == 0)
-        x256_midstates(&mid, x);
-    __syncthreads();
     if (g >= x.ntrees * x.count)
         return;
     uint32_t *node = reinterpret_cast<uint32_t *>(vals + (uint64_t)g * x.len * 32);
@@ -442,12 +442,18 @@ static int xmss_leaves_gpu(void *user, const hbs_xmss_leaf_job *jobs, size_t njo
     x.padlen = j->padlen;
     x.len = j->len;
     if (j->func == SF_SHA256 && n == 32) {
-        const unsigned lt = ((x.len / 2 + 31) / 32) * 32;
-        xmss_chains_sha256<<<blocks_for(chains), SF_THREADS, 0, d->stream>>>(x, dv);
+        x256_mid mid;
+        x256_host_midstate(mid.prf, 3, j->pub_seed);
+        x256_host_midstate(mid.keygen, 4, j->sk_seed);
+        const uint32_t P = x256_lt_pack(x.len);
+        const unsigned ct = chains <= SF_SMALL_CHAINS ? SF_CHAIN_THREADS : SF_THREADS;
+        xmss_chains_sha256<<<(unsigned)((chains + ct - 1) / ct), ct, 0, d->stream>>>(x, mid, dv);
         if (leaves >= SF_SERIAL_LTREE)
-            xmss_ltree_sha256_serial<<<blocks_for(leaves), SF_THREADS, 0, d->stream>>>(x, dv, dl);
+            xmss_ltree_sha256_serial<<<blocks_for(leaves), SF_THREADS, 0, d->stream>>>(x, mid, dv, dl);
         else
-            xmss_ltree_sha256<<<x.ntrees * x.count, lt, x.len * 32, d->stream>>>(x, dv, dl);
+            xmss_ltree_sha256<<<(unsigned)((leaves + P - 1) / P), X256_LT_THREADS, 0,
+                                d->stream>>>(x, mid, dv, dl);
+        hbs_memzero(&mid, sizeof mid);
     } else if (j->func == SF_SHA256) {
         xmss_launch_generic<SF_SHA256>(d, x, dv, dl);
     } else if (j->func == SF_SHA512) {

@@ -485,66 +485,83 @@ __device__ __forceinline__ void x256_h(uint32_t out[8], const uint32_t mid[8], u
     x256_h_data<INL>(out, st1, bm0, bm1, l, r);
 }
 
-/* The L-tree of len nodes (nodew, shared, 8 words each) reduced by one block into
- * nodew[0..7]. First all threads compute the address-only part of all len - 1 H calls at
- * once into prep (shared, 24 words each); then each level costs two serial compressions
- * instead of six (the narrow upper levels leave most threads idle, so their depth is the
- * kernel's time). a: words 0..4 of the L-tree's address. */
-#define X256_LTREE_MAX 67
-__device__ __forceinline__ void x256_ltree_block(uint32_t *nodew, uint32_t *prep,
-                                                 const uint32_t mid[8], const uint32_t a0[8],
-                                                 uint32_t len)
+/* The L-trees of several leaves per block, for launches too small for a thread per leaf.
+ * One leaf per block left most lanes idle: an L-tree of 67 nodes has 33, 17, 8, 4, 2, 1, 1
+ * H calls a level, so its warps ran a quarter full (H200: 292 us for the 2,048 L-trees of
+ * an XMSS^MT key, against 783 us for all their chains). Here a block of X256_LT_THREADS
+ * takes x256_lt_pack(len) leaves and numbers all their calls level by level, leaf by leaf
+ * within a level, so a level's calls fill consecutive lanes. First every call's
+ * address-only part (x256_h_prep: four of H's six compressions) goes to prep, all calls at
+ * once; then each level costs two serial compressions (x256_h_data), its results parked in
+ * their spent prep slots until the level's barrier. nodew holds the leaves' chain ends, len *
+ * 8 words a leaf; the roots end at word 0 of each leaf's. addr(p, a) sets words 0..4 of leaf
+ * p's L-tree address. Every thread of the block calls this; the loops stride by blockDim.x,
+ * so one thread a block also does it all (tests/gpu_emu). */
+#define X256_LT_THREADS 192
+#define X256_LT_LEN 67 /* the longest len (n = 32, w = 16) */
+#define X256_LT_P 5    /* leaves a block at that len: 5 * 33 calls on level 0 */
+#define X256_LT_NODEW (X256_LT_P * X256_LT_LEN * 8)
+#define X256_LT_PREPW (X256_LT_P * (X256_LT_LEN - 1) * 24)
+__host__ __device__ __forceinline__ uint32_t x256_lt_pack(uint32_t len)
+{
+    const uint32_t p = X256_LT_THREADS / (len / 2);
+    return p < X256_LT_P ? p : X256_LT_P;
+}
+
+template <typename Addr>
+__device__ __forceinline__ void x256_ltree_packed(uint32_t *nodew, uint32_t *prep,
+                                                  const uint32_t mid[8], uint32_t len,
+                                                  uint32_t leaves, const Addr &addr)
 {
     const uint32_t tid = threadIdx.x;
-    for (uint32_t f = tid; f + 1 < len; f += blockDim.x) {
-        uint32_t l = len, base = 0, height = 0, a[8], st1[8], bm0[8], bm1[8];
-        while (f >= base + l / 2) {
-            base += l / 2;
+    for (uint32_t c = tid; c < leaves * (len - 1); c += blockDim.x) {
+        uint32_t l = len, off = 0, lvl = 0;
+        while (c >= off + leaves * (l / 2)) {
+            off += leaves * (l / 2);
             l -= l / 2;
-            height++;
+            lvl++;
         }
-        for (int k = 0; k < 8; k++)
-            a[k] = a0[k];
-        a[5] = height;
-        a[6] = f - base;
+        uint32_t a[8], st1[8], bm0[8], bm1[8];
+        addr((c - off) / (l / 2), a);
+        a[5] = lvl;
+        a[6] = (c - off) % (l / 2);
         x256_h_prep(st1, bm0, bm1, mid, a);
         for (int k = 0; k < 8; k++) {
-            prep[f * 24 + k] = st1[k];
-            prep[f * 24 + 8 + k] = bm0[k];
-            prep[f * 24 + 16 + k] = bm1[k];
+            prep[c * 24 + k] = st1[k];
+            prep[c * 24 + 8 + k] = bm0[k];
+            prep[c * 24 + 16 + k] = bm1[k];
         }
     }
     __syncthreads();
-    uint32_t l = len, base = 0;
+    uint32_t l = len, off = 0;
     while (l > 1) {
-        const uint32_t parents = l / 2;
-        uint32_t res[8];
-        for (uint32_t p = tid; p < parents; p += blockDim.x) {
-            uint32_t lv[8], rv[8], st1[8], bm0[8], bm1[8];
-            for (int k = 0; k < 8; k++) {
-                lv[k] = nodew[2 * p * 8 + k];
-                rv[k] = nodew[(2 * p + 1) * 8 + k];
-                st1[k] = prep[(base + p) * 24 + k];
-                bm0[k] = prep[(base + p) * 24 + 8 + k];
-                bm1[k] = prep[(base + p) * 24 + 16 + k];
-            }
-            x256_h_data(res, st1, bm0, bm1, lv, rv);
+        const uint32_t par = l / 2, cnt = leaves * par;
+        for (uint32_t c = tid; c < cnt; c += blockDim.x) {
+            const uint32_t *lv = nodew + ((c / par) * len + 2 * (c % par)) * 8;
+            uint32_t *pp = prep + (off + c) * 24, res[8];
+            x256_h_data(res, pp, pp + 8, pp + 16, lv, lv + 8);
             for (int k = 0; k < 8; k++)
-                prep[(base + p) * 24 + k] = res[k]; /* this H's prep is spent: its result */
+                pp[k] = res[k];
         }
         __syncthreads();
-        for (uint32_t p = tid; p < parents; p += blockDim.x)
+        for (uint32_t c = tid; c < cnt; c += blockDim.x)
             for (int k = 0; k < 8; k++)
-                nodew[p * 8 + k] = prep[(base + p) * 24 + k];
-        if ((l & 1) && tid == 0)
-            for (int k = 0; k < 8; k++)
-                nodew[parents * 8 + k] = nodew[(l - 1) * 8 + k];
+                nodew[((c / par) * len + c % par) * 8 + k] = prep[(off + c) * 24 + k];
+        /* an odd level's last node moves up unchanged (no call of the level writes there) */
+        if (l & 1)
+            for (uint32_t p = tid; p < leaves; p += blockDim.x)
+                for (int k = 0; k < 8; k++)
+                    nodew[(p * len + par) * 8 + k] = nodew[(p * len + l - 1) * 8 + k];
         __syncthreads();
-        base += parents;
-        l -= parents;
+        off += cnt;
+        l -= par;
     }
 }
 
+/* The SHA-256 state after the block toByte(tag, 32) || seed (32 bytes), on the host: the
+ * midstates of XMSS's PRF (tag 3) and PRF_keygen (tag 4). Kernels take them as parameters:
+ * a block's thread 0 computing them held every block up by two compressions. */
+void x256_host_midstate(uint32_t out[8], uint8_t tag, const uint8_t *seed);
 } // namespace hbs_gpu
 
 #endif

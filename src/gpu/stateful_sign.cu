@@ -34,6 +34,21 @@
 
 namespace hbs_gpu {
 
+/* (declared in stateful_device.cuh; defined here, where the GPU emulator compiles it too) */
+void x256_host_midstate(uint32_t out[8], uint8_t tag, const uint8_t *seed)
+{
+    hbs_sha256_ctx c;
+    uint8_t blk[64];
+    memset(blk, 0, 32);
+    blk[31] = tag;
+    memcpy(blk + 32, seed, 32);
+    hbs_sha256_init(&c);
+    hbs_sha256_compress(c.h, blk, 1);
+    memcpy(out, c.h, 32);
+    hbs_memzero(blk, sizeof blk);
+    hbs_memzero(&c, sizeof c);
+}
+
 /* ---- the tree cache ---- */
 bool tree_cache_on()
 {

@@ -17,17 +17,12 @@ namespace hbs_gpu {
 #define SFS_F_GROUP_MIN_BYTES ((size_t)4 << 20)
 /* HBS_GPU_SIGN_GROUPS=N sets the groups (at most this many), whatever the batch's size. */
 #define SFS_F_GROUPS_MAX 16
-/* Below this many leaves a launch gives each L-tree a block of threads (latency: 1,024 leaves
- * measured 1.12 ms against 1.28 ms level at a time on the H200). */
-#ifndef SFS_F_BLOCK_LTREE
-#define SFS_F_BLOCK_LTREE 4096
-#endif
-/* From this many leaves a launch on, a thread per L-tree (enough of them to fill the GPU; the
- * level-at-a-time kernels' scratch would be 4 KB a leaf); between the two, level at a time. */
+/* From this many leaves a launch on, a thread per L-tree (enough of them to fill the GPU);
+ * below, several L-trees a block (x256_ltree_packed). HBS_GPU_LTREE=levels runs the
+ * level-at-a-time kernels instead (for comparison). */
 #ifndef SFS_F_SERIAL_LTREE
 #define SFS_F_SERIAL_LTREE ((uint64_t)1 << 17)
 #endif
-
 /* The bottom trees from the cache sign in two passes (xs_prep_sha256) while their steps'
  * scratch, 960 words a message, stays under this; above, in one. */
 #define SFS_SPREP_MAX ((size_t)256 << 20)
@@ -35,18 +30,17 @@ namespace hbs_gpu {
 
 /* HBS_GPU_LTREE=serial|block|levels: the fused path's L-tree kernel, whatever the launch's
  * size (for comparison); otherwise chosen by size. */
-enum lt_kind { LT_SERIAL, LT_BLOCK, LT_LEVELS };
+enum lt_kind { LT_SERIAL, LT_PACKED, LT_LEVELS };
 static lt_kind ltree_kind(uint64_t leaves)
 {
     const char *v = getenv("HBS_GPU_LTREE");
     if (v && strcmp(v, "serial") == 0)
         return LT_SERIAL;
-    if (v && strcmp(v, "block") == 0)
-        return LT_BLOCK;
+    if (v && strcmp(v, "packed") == 0)
+        return LT_PACKED;
     if (v && strcmp(v, "levels") == 0)
         return LT_LEVELS;
-    return leaves < SFS_F_BLOCK_LTREE ? LT_BLOCK
-           : leaves < SFS_F_SERIAL_LTREE ? LT_LEVELS : LT_SERIAL;
+    return leaves < SFS_F_SERIAL_LTREE ? LT_PACKED : LT_SERIAL;
 }
 
 /* HBS_GPU_SIGN_FUSE=0: the XMSS SHA-256 sets take the general path too (for comparison). */
@@ -127,22 +121,6 @@ static void xmss_auth(const xtree &t, unsigned H, size_t n, uint32_t leaf, uint8
         memcpy(out + z * n, xnode(t, H, n, z, (leaf >> z) ^ 1), n);
 }
 
-/* The SHA-256 state after the block toByte(tag, 32) || seed (32 bytes): the midstate of
- * XMSS's PRF (tag 3) and PRF_keygen (tag 4) under a seed. */
-static void sha256_mid(uint32_t out[8], uint8_t tag, const uint8_t *seed)
-{
-    hbs_sha256_ctx c;
-    uint8_t blk[64];
-    memset(blk, 0, 32);
-    blk[31] = tag;
-    memcpy(blk + 32, seed, 32);
-    hbs_sha256_init(&c);
-    hbs_sha256_compress(c.h, blk, 1);
-    memcpy(out, c.h, 32);
-    hbs_memzero(blk, sizeof blk);
-    hbs_memzero(&c, sizeof c);
-}
-
 /* The fused batch's messages on the GPU: each one's r (to r_out, 32 bytes each) and the
  * digits its bottom WOTS+ signature signs (to digits), from the uploaded bytes. */
 static void xf_messages(device_ctx *d, const hbs_xmss_params *p, uint64_t first, size_t count,
@@ -159,7 +137,7 @@ static void xf_messages(device_ctx *d, const hbs_xmss_params *p, uint64_t first,
     m.len1 = p->len1;
     m.len = p->len;
     /* PRF's first block, toByte(3, 32) || SK_PRF, is the same for every message */
-    sha256_mid(m.prf_mid, 3, sk_prf);
+    x256_host_midstate(m.prf_mid, 3, sk_prf);
     for (int k = 0; k < 8; k++)
         m.root[k] = sget32(root + 4 * k);
     m.r = r_out;
@@ -320,8 +298,8 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
     f.h = H;
     /* the key's PRF and PRF_keygen midstates (toByte(3 | 4, 32) || seed) */
     x256_mid xmid;
-    sha256_mid(xmid.prf, 3, pub_seed);
-    sha256_mid(xmid.keygen, 4, sk_seed);
+    x256_host_midstate(xmid.prf, 3, pub_seed);
+    x256_host_midstate(xmid.keygen, 4, sk_seed);
     xf_asm_args a;
     memset(&a, 0, sizeof a);
     a.nodes = dnodes;
@@ -348,12 +326,13 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
             const uint64_t m = kb - k0 < slice_trees ? kb - k0 : slice_trees;
             f.k0 = (uint32_t)k0;
             f.leaves = m << H;
-            xf_chains_sha256<<<sfs_blocks(f.leaves * len), SFS_THREADS, 0, st>>>(f, dvals[q]);
+            xf_chains_sha256<<<sfs_blocks(f.leaves * len), SFS_THREADS, 0, st>>>(f, xmid, dvals[q]);
             const lt_kind lt = kind(m);
             if (lt == LT_SERIAL) {
-                xf_ltree_serial_sha256<<<sfs_blocks(f.leaves), SFS_THREADS, 0, st>>>(f, dvals[q], dnodes);
-            } else if (lt == LT_BLOCK) {
-                xf_ltree_block_sha256<<<(unsigned)f.leaves, 64, 0, st>>>(f, dvals[q], dnodes);
+                xf_ltree_serial_sha256<<<sfs_blocks(f.leaves), SFS_THREADS, 0, st>>>(f, xmid, dvals[q], dnodes);
+            } else if (lt == LT_PACKED) {
+                const uint32_t P = x256_lt_pack((uint32_t)len);
+                xf_ltree_packed_sha256<<<(unsigned)((f.leaves + P - 1) / P), X256_LT_THREADS, 0, st>>>(f, xmid, dvals[q], dnodes);
             } else {
                 /* level 0 from the chain ends into dlt, then back and forth with dvals */
                 uint32_t *in = dlt[q], *out = (uint32_t *)dvals[q];

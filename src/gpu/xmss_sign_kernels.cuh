@@ -216,13 +216,9 @@ __global__ void xf_messages_sha256(xf_msg_args m)
 
 /* One thread per chain: secret, 15 steps, the end to vals (leaf-major); the value after the
  * signed digit to the job's signature when the leaf signs one. */
-__global__ void xf_chains_sha256(xf_args f, uint8_t *vals)
+__global__ void xf_chains_sha256(xf_args f, x256_mid mid, uint8_t *vals)
 {
-    __shared__ x256_mid mid;
     const uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (threadIdx.x == 0)
-        x256_midstates(&mid, f.x);
-    __syncthreads();
     if (t >= f.leaves * f.x.len)
         return;
     const uint64_t g = t / f.x.len, gg = ((uint64_t)f.k0 << f.h) + g;
@@ -291,13 +287,9 @@ __device__ __forceinline__ void xf_ltree_one(const xf_args &f, const uint32_t pm
 }
 
 /* One thread per leaf (big launches): the leaf into its tree's level 0. */
-__global__ void xf_ltree_serial_sha256(xf_args f, uint8_t *vals, uint8_t *nodes)
+__global__ void xf_ltree_serial_sha256(xf_args f, x256_mid mid, uint8_t *vals, uint8_t *nodes)
 {
-    __shared__ x256_mid mid;
     const uint64_t g = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (threadIdx.x == 0)
-        x256_midstates(&mid, f.x);
-    __syncthreads();
     if (g >= f.leaves)
         return;
     uint32_t pm[8];
@@ -306,41 +298,6 @@ __global__ void xf_ltree_serial_sha256(xf_args f, uint8_t *vals, uint8_t *nodes)
     const uint64_t k = f.k0 + (g >> f.h);
     xf_ltree_one(f, pm, vals + g * f.x.len * 32,  g,
                  nodes + (k * xf_tree_nodes(f.h) + (g & ((1u << f.h) - 1))) * 32);
-}
-
-/* One block per leaf (small launches: latency), a level's hashes spread over its threads. */
-__global__ void xf_ltree_block_sha256(xf_args f, const uint8_t *vals, uint8_t *nodes)
-{
-    __shared__ uint32_t nodew[XF_MAX_LEN * 8];
-    __shared__ uint32_t prep[(X256_LTREE_MAX - 1) * 24];
-    __shared__ x256_mid mid;
-    const uint64_t g = blockIdx.x;
-    const uint32_t tid = threadIdx.x;
-    if (g >= f.leaves)
-        return;
-    if (tid == 0)
-        x256_midstates(&mid, f.x);
-    const uint8_t *src = vals + g * f.x.len * 32;
-    for (uint32_t k = tid; k < f.x.len * 8; k += blockDim.x)
-        nodew[k] = be32(src + 4 * k);
-    __syncthreads();
-    const uint32_t k = f.k0 + (uint32_t)(g >> f.h);
-    uint32_t a[8], pm[8];
-    for (int b = 0; b < 8; b++) {
-        pm[b] = mid.prf[b];
-        a[b] = 0;
-    }
-    a[0] = f.layer[k];
-    a[1] = (uint32_t)(f.tree[k] >> 32);
-    a[2] = (uint32_t)f.tree[k];
-    a[3] = 1;
-    a[4] = (uint32_t)(g & ((1u << f.h) - 1));
-    x256_ltree_block(nodew, prep, pm, a, f.x.len);
-    if (tid == 0) {
-        uint8_t *leaf = nodes + ((uint64_t)k * xf_tree_nodes(f.h) + (g & ((1u << f.h) - 1))) * 32;
-        for (int b = 0; b < 8; b++)
-            put_be32(leaf + 4 * b, nodew[b]);
-    }
 }
 
 /* The L-trees of a launch a level at a time, a thread per node of the level over all its
@@ -374,6 +331,27 @@ __device__ __forceinline__ void xf_lt_leaf(const xf_args &f, uint64_t g, const u
     uint8_t *leaf = nodes + (k * xf_tree_nodes(f.h) + (g & ((1u << f.h) - 1))) * 32;
     for (int b = 0; b < 8; b++)
         put_be32(leaf + 4 * b, v[b]);
+}
+
+/* The L-trees of x256_lt_pack(len) leaves per block (x256_ltree_packed), each leaf into its
+ * tree's level 0. */
+__global__ void __launch_bounds__(X256_LT_THREADS)
+    xf_ltree_packed_sha256(xf_args f, x256_mid mid, const uint8_t *vals, uint8_t *nodes)
+{
+    __shared__ uint32_t nodew[X256_LT_NODEW], prep[X256_LT_PREPW];
+    const uint32_t len = f.x.len, P = x256_lt_pack(len);
+    const uint64_t g0 = (uint64_t)blockIdx.x * P;
+    if (g0 >= f.leaves)
+        return;
+    const uint32_t leaves = f.leaves - g0 < P ? (uint32_t)(f.leaves - g0) : P;
+    const uint8_t *src = vals + g0 * len * 32;
+    for (uint32_t k = threadIdx.x; k < leaves * len * 8; k += blockDim.x)
+        nodew[k] = be32(src + 4 * k);
+    __syncthreads();
+    x256_ltree_packed(nodew, prep, mid.prf, len, leaves,
+                      [&](uint32_t p, uint32_t a[8]) { xf_lt_addr(f, g0 + p, a); });
+    for (uint32_t p = threadIdx.x; p < leaves; p += blockDim.x)
+        xf_lt_leaf(f, g0 + p, nodew + p * len * 8, nodes);
 }
 
 __global__ void xf_ltree_l0_sha256(xf_args f, const uint8_t *vals, uint32_t *out,
