@@ -28,7 +28,7 @@ namespace hbs_gpu {
 #define SFS_SPREP_MAX ((size_t)256 << 20)
 
 
-/* HBS_GPU_LTREE=serial|block|levels: the fused path's L-tree kernel, whatever the launch's
+/* HBS_GPU_LTREE=serial|packed|levels: the fused path's L-tree kernel, whatever the launch's
  * size (for comparison); otherwise chosen by size. */
 enum lt_kind { LT_SERIAL, LT_PACKED, LT_LEVELS };
 static lt_kind ltree_kind(uint64_t leaves)
