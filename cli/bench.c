@@ -18,7 +18,7 @@
 #include "hbs/gpu.h"
 
 enum { OPT_ALG = 1, OPT_THREADS, OPT_WORKERS, OPT_BATCH, OPT_JSON, OPT_OPS, OPT_MIN_TIME,
-       OPT_ITERATIONS, OPT_GPU, OPT_STATEFUL };
+       OPT_ITERATIONS, OPT_GPU, OPT_MODES, OPT_STATEFUL };
 
 static const hbs_cli_option options[] = {
     {OPT_ALG, 'a', "algorithm", "ALG", "parameter set to measure (repeatable; default all)"},
@@ -33,6 +33,9 @@ static const hbs_cli_option options[] = {
     {OPT_ITERATIONS, 0, "iterations", "N", "exactly N runs per operation and worker"},
     {OPT_GPU, 0, "gpu", NULL, "measure the GPU (CUDA) instead: latency, batches, the cached "
                               "signer, device-resident verification"},
+    {OPT_MODES, 0, "modes", "LIST", "with --gpu, the SLH-DSA measurements to make, "
+                                    "comma-separated: latency, batch, signer-cached, device "
+                                    "(default all; fewer make the run shorter)"},
     {OPT_STATEFUL, 0, "stateful", NULL, "also measure the stateful schemes' main sets (LMS/HSS, "
                                         "XMSS); -a takes their names too"},
     {0, 0, NULL, NULL, NULL},
@@ -40,6 +43,8 @@ static const hbs_cli_option options[] = {
 
 enum { OP_KEYGEN, OP_SIGN, OP_VERIFY, NUM_OPS };
 static const char *const op_names[NUM_OPS] = {"keygen", "sign", "verify"};
+/* --modes, in the order of the bits HBS_CLI_GPU_LATENCY .. HBS_CLI_GPU_DEVICE */
+static const char *const mode_names[] = {"latency", "batch", "signer-cached", "device"};
 
 /* Every sample set has at least this many runs, however slow the operation (s-set signing
  * takes about a second with portable code). */
@@ -57,6 +62,8 @@ typedef struct {
     double min_time;
     const char *json;
     int gpu;
+    unsigned modes; /* HBS_CLI_GPU_*: with gpu */
+    int modes_given;
     const char *salgs[64]; /* stateful sets (LMS/HSS, XMSS/XMSS^MT) */
     size_t nsalgs;
     int stateful;
@@ -114,25 +121,41 @@ static int add_alg(bench_args *a, const char *name)
     return HBS_CLI_OK;
 }
 
-static int parse_ops(bench_args *a, const char *list)
+/* A comma-separated list of names (opt's value) into bit i of *bits for names[i]. */
+static int parse_names(const char *opt, const char *list, const char *const *names, int n,
+                       unsigned *bits)
 {
-    memset(a->ops, 0, sizeof a->ops);
     const char *s = list;
+    *bits = 0;
     for (;;) {
         size_t len = strcspn(s, ",");
         int found = 0;
-        for (int op = 0; op < NUM_OPS; op++) {
-            if (strlen(op_names[op]) == len && strncmp(op_names[op], s, len) == 0) {
-                a->ops[op] = found = 1;
+        for (int i = 0; i < n; i++) {
+            if (strlen(names[i]) == len && strncmp(names[i], s, len) == 0) {
+                *bits |= 1u << i;
+                found = 1;
             }
         }
-        if (!found)
-            return hbs_cli_error("--ops", "unknown operation '%.*s' (keygen, sign, verify)",
-                                 (int)len, s);
+        if (!found) {
+            char choices[128] = "";
+            for (int i = 0; i < n; i++)
+                snprintf(choices + strlen(choices), sizeof choices - strlen(choices), "%s%s",
+                         i ? ", " : "", names[i]);
+            return hbs_cli_error(opt, "unknown name '%.*s' (%s)", (int)len, s, choices);
+        }
         if (s[len] == '\0')
             return HBS_CLI_OK;
         s += len + 1;
     }
+}
+
+static int parse_ops(bench_args *a, const char *list)
+{
+    unsigned bits;
+    int rc = parse_names("--ops", list, op_names, NUM_OPS, &bits);
+    for (int op = 0; op < NUM_OPS; op++)
+        a->ops[op] = (bits >> op) & 1;
+    return rc;
 }
 
 static int parse_args(bench_args *a, int argc, char **argv)
@@ -166,6 +189,11 @@ static int parse_args(bench_args *a, int argc, char **argv)
             rc = hbs_cli_parse_uint("--iterations", v, 1, 1000000, &a->iterations);
             break;
         case OPT_GPU: a->gpu = 1; break;
+        case OPT_MODES:
+            rc = parse_names("--modes", v, mode_names,
+                             (int)(sizeof mode_names / sizeof mode_names[0]), &a->modes);
+            a->modes_given = 1;
+            break;
         case OPT_STATEFUL: a->stateful = 1; break;
         }
     }
@@ -173,6 +201,10 @@ static int parse_args(bench_args *a, int argc, char **argv)
         return rc;
     if ((id = hbs_cli_parser_end(id)) != HBS_CLI_OK)
         return id;
+    if (a->modes_given && !a->gpu)
+        return hbs_cli_error("--modes", "measures the GPU: give --gpu too");
+    if (!a->modes_given)
+        a->modes = HBS_CLI_GPU_MODES;
     if (a->stateful && a->nsalgs == 0)
         for (size_t i = 0; hbs_cli_stateful_bench_default[i]; i++)
             a->salgs[a->nsalgs++] = hbs_cli_stateful_bench_default[i];
@@ -484,7 +516,8 @@ static int run(int argc, char **argv)
     if (a.gpu && a.nsalgs) {
         /* stateful sets: their GPU key generation, after the SLH-DSA sets named (if any) */
         if (a.nalgs)
-            rc = hbs_cli_gpu_bench(a.algs, a.nalgs, a.ops, a.batch, a.iterations, a.json);
+            rc = hbs_cli_gpu_bench(a.algs, a.nalgs, a.ops, a.modes, a.batch, a.iterations,
+                                   a.json);
         if (rc == HBS_CLI_OK)
             rc = hbs_cli_bench_stateful_gpu(a.salgs, a.nsalgs, a.ops[OP_KEYGEN],
                                             a.ops[OP_SIGN] || a.ops[OP_VERIFY], a.iterations,
@@ -492,7 +525,8 @@ static int run(int argc, char **argv)
         return rc;
     }
     if (a.gpu)
-        return hbs_cli_gpu_bench(a.algs, a.nalgs, a.ops, a.batch, a.iterations, a.json);
+        return hbs_cli_gpu_bench(a.algs, a.nalgs, a.ops, a.modes, a.batch, a.iterations,
+                                 a.json);
 
     /* Several workers already fill the cores: by default each runs single-threaded, which
      * also keeps them from queueing for the library's one shared thread pool. */
@@ -560,7 +594,8 @@ const hbs_cli_command hbs_cli_cmd_bench = {
     "bench",
     run,
     "[-a ALG]... [--threads N] [--workers W] [--batch B] [--json FILE] "
-    "[--ops keygen,sign,verify] [--min-time SECONDS] [--iterations N] [--stateful] [--gpu]",
+    "[--ops keygen,sign,verify] [--min-time SECONDS] [--iterations N] [--stateful] [--gpu] "
+    "[--modes LIST]",
     "Measure key generation, signing and verification: median, min, max, throughput and "
     "distance to the hash ceiling.",
     "Each operation runs at least 3 times and for --min-time seconds (or exactly --iterations\n"

@@ -280,7 +280,8 @@ static size_t sign_batch(const hbs_slhdsa_params *p)
 }
 
 int hbs_cli_gpu_bench(const hbs_slhdsa_params *const *algs, size_t nalgs, const int *ops,
-                      unsigned long batch, unsigned long iterations, const char *json)
+                      unsigned modes, unsigned long batch, unsigned long iterations,
+                      const char *json)
 {
     char gpu[256];
     const int ngpus = hbs_gpu_device_count();
@@ -307,33 +308,42 @@ int hbs_cli_gpu_bench(const hbs_slhdsa_params *const *algs, size_t nalgs, const 
         /* verification is cheap: big batches (where memory allows) keep the GPU full */
         const size_t vbatch = batch > 1 ? batch : hbs_slhdsa_n(p) == 16 && sbatch > 4096 ? 65536 : 16384;
         const size_t kbatch = batch > 1 ? batch : sign_batch(p) * 4;
-        size_t count = sbatch > vbatch ? sbatch : vbatch;
-        if (ops[0] && kbatch > count)
+        /* the fixture signs as many messages as the largest measurement takes (for 's' sets a
+         * big verification batch costs seconds to make): only those of the modes asked for */
+        const int sign_many = ops[1] && (modes & (HBS_CLI_GPU_BATCH | HBS_CLI_GPU_CACHED));
+        const int verify_many = ops[2] && (modes & (HBS_CLI_GPU_BATCH | HBS_CLI_GPU_DEVICE));
+        size_t count = 1;
+        if (sign_many && sbatch > count)
+            count = sbatch;
+        if (verify_many && vbatch > count)
+            count = vbatch;
+        if (ops[0] && (modes & HBS_CLI_GPU_BATCH) && kbatch > count)
             count = kbatch;
         const size_t runs = iterations ? iterations : 5;
         fixture f;
         call_ctx c;
         memset(&c, 0, sizeof c);
-        int err = fixture_make(&f, p, count, sbatch);
+        int err = fixture_make(&f, p, count, sign_many ? sbatch : 1);
         c.p = p;
         c.f = &f;
         struct {
             int op_index;
+            unsigned mode_bit;
             const char *op, *mode;
             call_fn fn;
             size_t batch, runs;
         } plan[] = {
-            {0, "keygen", "batch", call_keygen, kbatch, runs},
-            {1, "sign", "latency", call_sign_one, 1, runs * 4},
-            {1, "sign", "batch", call_sign, sbatch, runs},
-            {1, "sign", "signer-cached", call_sign_signer, sbatch, runs},
-            {2, "verify", "batch", call_verify, vbatch, runs},
-            {2, "verify", "device", call_verify_device, vbatch, runs},
+            {0, HBS_CLI_GPU_BATCH, "keygen", "batch", call_keygen, kbatch, runs},
+            {1, HBS_CLI_GPU_LATENCY, "sign", "latency", call_sign_one, 1, runs * 4},
+            {1, HBS_CLI_GPU_BATCH, "sign", "batch", call_sign, sbatch, runs},
+            {1, HBS_CLI_GPU_CACHED, "sign", "signer-cached", call_sign_signer, sbatch, runs},
+            {2, HBS_CLI_GPU_BATCH, "verify", "batch", call_verify, vbatch, runs},
+            {2, HBS_CLI_GPU_DEVICE, "verify", "device", call_verify_device, vbatch, runs},
         };
-        if (!err)
+        if (!err && ops[1] && (modes & HBS_CLI_GPU_CACHED))
             err = hbs_gpu_signer_new(&c.signer, p, f.sks);
         for (size_t i = 0; !err && i < sizeof plan / sizeof plan[0]; i++) {
-            if (!ops[plan[i].op_index])
+            if (!ops[plan[i].op_index] || !(modes & plan[i].mode_bit))
                 continue;
             gpu_record *r = &recs[nrec];
             r->p = p;

@@ -218,6 +218,10 @@ static void test_usage(void)
     CHECK_INT(run_hbs(NULL, NULL, "bench", "--ops", "keygen,frob", NULL), 2);
     CHECK_INT(run_hbs(NULL, NULL, "bench", "-a", "SLH-DSA-SHA2-129f", NULL), 2);
     CHECK_INT(run_hbs(NULL, NULL, "bench", "--min-time", "-1", NULL), 2);
+    CHECK_INT(run_hbs(NULL, NULL, "bench", "--gpu", "--modes", "latency,nope", NULL), 2);
+    check_error_line("unknown name 'nope'");
+    CHECK_INT(run_hbs(NULL, NULL, "bench", "--modes", "latency", NULL), 2);
+    check_error_line("give --gpu too");
 
     CHECK_INT(run_hbs(NULL, out, "--help", NULL), 0);
     CHECK(file_has_prefix(out, "usage: hbs"));
