@@ -8,8 +8,9 @@
  *
  * Two kernels per slice: one thread per chain (secret start, whole chain, public end to
  * device memory), then the leaves from the chain ends (LMS: one thread per leaf hashes the
- * one-time public key; XMSS: one block per leaf reduces its L-tree level by level in shared
- * memory). The SHA-256 sets with n = 32 (and LMS n = 24) run their chains on register-only
+ * one-time public key; XMSS: the L-trees level by level in shared memory, several leaves a
+ * block with SHA-256 and n = 32, one leaf a block otherwise, or a thread per leaf for big
+ * slices). The SHA-256 sets with n = 32 (and LMS n = 24) run their chains on register-only
  * code; the rest use the byte streams of stateful_hash.cuh. The layers of an XMSS^MT key
  * go in one launch (1,024-leaf trees alone leave most of the GPU idle). Seeds travel as
  * kernel parameters only: no device buffer ever holds one (chain ends and leaves are
@@ -50,7 +51,7 @@ enum { SF_D_CHAINS = 48, SF_D_LEAVES = 49 };
 #define SF_CHAIN_THREADS 64
 #define SF_SMALL_CHAINS ((uint64_t)1 << 18)
 /* From this many XMSS leaves on, one thread reduces a whole L-tree (enough leaves fill the
- * GPU); below, a block of threads shares each one (latency). */
+ * GPU); below, several leaves' L-trees a block (x256_ltree_packed). */
 #define SF_SERIAL_LTREE 16384
 
 /* ---- LMS (RFC 8554) ---- */
@@ -277,8 +278,7 @@ __global__ void __launch_bounds__(X256_LT_THREADS)
 }
 
 /* The L-tree of one leaf per thread, in place over its chain ends: for big slices, where
- * the block-per-leaf kernel above would leave most lanes idle on the narrow upper levels
- * (an L-tree has 33, 17, 8, 4, 2, 1, 1 nodes a level). */
+ * every thread has a whole L-tree to hash and the launch still fills the GPU. */
 __global__ void xmss_ltree_sha256_serial(xmss_args x, x256_mid mid, uint8_t *vals, uint8_t *out)
 {
     const uint32_t g = blockIdx.x * blockDim.x + threadIdx.x;
