@@ -11,7 +11,9 @@
 # without the fused signing, and fused with each L-tree kernel, with the messages hashed by
 # the host, with the trees built in groups and with no tree kept between calls. It checks
 # the kernels' logic and the host drivers without a GPU (not what only the hardware or its
-# compiler does).
+# compiler does). Last, tests/gpu_emu/spread_test.cpp checks how work is cut into parts, and
+# the tests run again on three emulated GPUs (HBS_EMU_DEVICES=3) with every batch and key
+# generation spread over them however small (HBS_GPU_SPLIT_MIN=1).
 # Environment: BUILD (default build-emu), HBS_VECTORS.
 set -eu
 cd "$(dirname "$0")/.."
@@ -71,4 +73,13 @@ echo "== emulated GPU batch signer: HBS_GPU_TREE_CACHE=0 =="
 HBS_GPU_TREE_CACHE=0 "$emu/hbs_tests" gpu_stateful/sign_many || status=1
 echo "== emulated GPU batch signer: HBS_GPU_SIGN_FUSE=0 =="
 HBS_GPU_SIGN_FUSE=0 "$emu/hbs_tests" gpu_stateful/sign_many || status=1
+# three GPUs, every batch and key generation spread however small (src/gpu/spread.h)
+echo "== three emulated GPUs: the parts, and batches and keys spread over them =="
+# shellcheck disable=SC2086
+$CXX $flags -include tests/gpu_emu/shim.h tests/gpu_emu/spread_test.cpp -o "$emu/spread_test" \
+    -lpthread
+HBS_EMU_DEVICES=3 "$emu/spread_test" || status=1
+HBS_EMU_DEVICES=3 HBS_GPU_SPLIT_MIN=1 "$emu/hbs_tests" gpu_stateful/verify_many \
+    gpu_stateful/verify_device gpu_stateful/sign_many gpu_stateful/sign_many_cache \
+    gpu_stateful/lms gpu_stateful/hss || status=1
 exit $status

@@ -83,6 +83,9 @@ std::vector<device_ctx *> &devices_in_use();
 /* The context of CUDA ordinal `ordinal` (created on first use); NULL if out of range. */
 device_ctx *device_by_ordinal(int ordinal);
 
+/* The leaf engine of GPU d alone (stateful.cu; hbs_gpu_leaf_engine spreads over all). */
+int leaf_engine_on(device_ctx *d, hbs_leaf_engine *e);
+
 /* Device buffer `slot` of at least `bytes`; the old content is lost when it grows. */
 int dev_buf(device_ctx *d, unsigned slot, size_t bytes, void **out);
 /* Pinned host buffer `slot` of at least `bytes`. */

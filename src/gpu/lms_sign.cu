@@ -316,6 +316,15 @@ struct lsig {
     uint8_t *out; /* q || ots type || C || y || lms type || path */
 };
 
+uint64_t hss_batch_tree(const uint8_t *st, size_t stlen)
+{
+    if (stlen < 8 || memcmp(st, "HSSK", 4) != 0 || st[4] != 1 || st[5] < 1 ||
+        st[5] > HBS_HSS_MAX_LEVELS || stlen < 8 + 8 * (size_t)st[5])
+        return 0;
+    const hbs_lms_type *t = hbs_lms_type_by_code(sget32(st + 8 * (size_t)st[5]));
+    return t ? (uint64_t)1 << t->h : 0;
+}
+
 int hss_batch(device_ctx *d, const hbs_leaf_engine *e, const uint8_t *st, size_t stlen,
               const uint8_t *pk, size_t pklen, uint64_t first, uint8_t *sigs, size_t sb,
               const uint8_t *const *msgs, const size_t *msglens, size_t count, bool *cpu,
@@ -338,7 +347,7 @@ int hss_batch(device_ctx *d, const hbs_leaf_engine *e, const uint8_t *st, size_t
         maxh = v.lms[i]->h > maxh ? v.lms[i]->h : maxh;
         total_h += v.lms[i]->h;
     }
-    if (stlen < off + 16 + v.lms[0]->m + 16 || sget64(st + off + 16 + v.lms[0]->m) != first)
+    if (stlen < off + 16 + v.lms[0]->m + 16 || sget64(st + off + 16 + v.lms[0]->m) > first)
         return HBS_ERR_STATE;
     v.I0 = st + off;
     v.seed0 = st + off + 16;

@@ -10,6 +10,7 @@
 
 #include "gpu/gpu_internal.h"
 #include "gpu/latency.cuh"
+#include "gpu/spread.h"
 #include "gpu/slhdsa_ops.cuh"
 #include "hbs/gpu.h"
 
@@ -52,27 +53,13 @@ template <class F> static int run_split(size_t count, F &&fn)
     std::vector<device_ctx *> &devs = devices_in_use();
     if (devs.empty())
         return HBS_ERR_NO_GPU;
-    const size_t nd = std::max<size_t>(1, std::min(devs.size(), count));
-    if (nd == 1) {
-        std::lock_guard<std::mutex> g(devs[0]->lock);
-        return fn(devs[0], (size_t)0, count);
-    }
-    std::vector<int> rc(nd, 0);
-    std::vector<std::thread> th;
-    const size_t per = (count + nd - 1) / nd;
-    for (size_t i = 0; i < nd; i++) {
-        const size_t start = i * per, cnt = std::min(per, count - std::min(count, start));
-        th.emplace_back([&, i, start, cnt]() {
-            std::lock_guard<std::mutex> g(devs[i]->lock);
-            rc[i] = cnt ? fn(devs[i], start, cnt) : 0;
-        });
-    }
-    for (auto &t : th)
-        t.join();
-    for (int r : rc)
-        if (r)
-            return r;
-    return 0;
+    std::vector<part> parts = plan_parts(count, devs.size(), 1, 1);
+    if (parts.empty())
+        parts.push_back(part{0, 0});
+    return run_parts(devs, parts, [&](device_ctx *d, const part &q, size_t) -> int {
+        std::lock_guard<std::mutex> g(d->lock);
+        return fn(d, q.start, q.count);
+    });
 }
 
 /* The small inputs of a batch, packed into one pinned buffer and sent in one copy (a copy

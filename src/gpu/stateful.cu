@@ -27,6 +27,7 @@
 #include "core/leaf_engine.h"
 #include "gpu/gpu_internal.h"
 #include "gpu/hash.cuh"
+#include "gpu/spread.h"
 #include "gpu/stateful_device.cuh"
 #include "gpu/stateful_hash.cuh"
 #include "hbs/gpu.h"
@@ -471,24 +472,34 @@ static int xmss_leaves_gpu(void *user, const hbs_xmss_leaf_job *jobs, size_t njo
     return err;
 }
 
+/* Key generation's calls below this many leaves (of all their trees) stay on one GPU: the
+ * 2,048 leaves of an XMSS^MT key's two trees fill only half an H200, so halving them saves
+ * little, and on one GPU its whole trees stay there for the batch signer. */
+#define SF_SPLIT_LEAVES ((size_t)1 << 13)
+
+int leaf_engine_on(device_ctx *d, hbs_leaf_engine *e)
+{
+    memset(e, 0, sizeof *e);
+    if (!d)
+        return HBS_ERR_NO_GPU;
+    e->lms_leaves = lms_leaves_gpu;
+    e->xmss_leaves = xmss_leaves_gpu;
+    e->user = d;
+    e->min_leaves = SF_MIN_LEAVES;
+    e->slice_leaves = SF_SLICE_LEAVES;
+    return HBS_OK;
+}
+
 } // namespace hbs_gpu
 
 using namespace hbs_gpu;
 
 extern "C" int hbs_gpu_leaf_engine(hbs_leaf_engine *e)
 {
+    static spread_engine s = {lms_leaves_gpu, xmss_leaves_gpu, split_min(SF_SPLIT_LEAVES)};
     if (!e)
         return HBS_ERR_INVALID_ARGUMENT;
-    memset(e, 0, sizeof *e);
-    std::vector<device_ctx *> &devs = devices_in_use();
-    if (devs.empty())
-        return HBS_ERR_NO_GPU;
-    e->lms_leaves = lms_leaves_gpu;
-    e->xmss_leaves = xmss_leaves_gpu;
-    e->user = devs[0];
-    e->min_leaves = SF_MIN_LEAVES;
-    e->slice_leaves = SF_SLICE_LEAVES;
-    return HBS_OK;
+    return spread_leaf_engine(e, &s, SF_MIN_LEAVES, SF_SLICE_LEAVES);
 }
 
 extern "C" int hbs_gpu_stateful_keygen(const char *alg, const char *path, unsigned traversal,

@@ -31,6 +31,7 @@
  * recently used out; HBS_GPU_TREE_CACHE=0 keeps none.
  * HBS_GPU_SIGN_TIMING=1 prints the time of every phase to stderr. */
 #include "gpu/stateful_sign.h"
+#include "gpu/spread.h"
 
 namespace hbs_gpu {
 
@@ -332,12 +333,96 @@ static int cached_lms_leaves(void *user, const hbs_lms_leaf_job *job, uint32_t f
     return c->gpu->lms_leaves(c->gpu->user, job, first, count, out);
 }
 
+/* The GPUs' batches below this many signatures a GPU stay on one GPU. */
+#define SFS_SPLIT_SIGS 1024
+
+/* The signatures of one batch, from st (the key's private state at first), spread over the
+ * GPUs in use: parts of whole bottom trees (a tree is built once, by the GPU whose part it
+ * is), each GPU with its own leaf engine. The trees the parts built go to trees (XMSS) or
+ * ltrees (HSS), in order; *cpu if any part found the CPU the better signer. */
+static int sign_parts(hbs_stateful_family family, const uint8_t *st, size_t stlen,
+                      const uint8_t *pk, size_t pklen, uint64_t first, uint8_t *sigs, size_t sb,
+                      const uint8_t *const *msgs, const size_t *msglens, size_t count,
+                      bool *cpu, std::vector<xtree> &trees, std::vector<ltree_t> &ltrees,
+                      unsigned *tree_h, size_t *node_n, sign_timer &tm)
+{
+    std::vector<device_ctx *> &gpus = devices_in_use();
+    if (gpus.empty())
+        return HBS_ERR_NO_GPU;
+    const bool hss = family == HBS_STATEFUL_HSS;
+    const uint64_t tree = hss ? hss_batch_tree(st, stlen) : xmss_batch_tree(st, stlen);
+    if (tree == 0)
+        return HBS_ERR_STATE;
+    /* parts start on tree boundaries of the index, so the count is planned from the
+     * boundary before first on */
+    const size_t lead = (size_t)(first % tree);
+    std::vector<part> parts = plan_parts(count + lead, gpus.size(), split_min(SFS_SPLIT_SIGS),
+                                         tree > SIZE_MAX ? SIZE_MAX : (size_t)tree);
+    for (part &q : parts) {
+        if (q.start == 0)
+            q.count -= lead;
+        else
+            q.start -= lead;
+    }
+    const size_t np = parts.size();
+    std::vector<std::vector<xtree>> xt(np);
+    std::vector<std::vector<ltree_t>> lt(np);
+    std::vector<sign_timer> tms(np);
+    std::vector<char> cpus(np, 0);
+    std::vector<unsigned> hs(np, 0);
+    std::vector<size_t> ns(np, 0);
+    int err = run_parts(gpus, parts, [&](device_ctx *d, const part &q, size_t k) -> int {
+        hbs_leaf_engine e;
+        bool c = false;
+        int r = leaf_engine_on(d, &e);
+        sign_timer &t = k == 0 ? tm : tms[k];
+        /* nothing may throw across the C interface: out of memory is an error code */
+        try {
+            if (r == HBS_OK && hss)
+                r = hss_batch(d, &e, st, stlen, pk, pklen, first + q.start, sigs + q.start * sb,
+                              sb, msgs + q.start, msglens + q.start, q.count, &c, lt[k], t);
+            else if (r == HBS_OK)
+                r = xmss_batch(d, &e, st, stlen, first + q.start, sigs + q.start * sb, sb,
+                               msgs + q.start, msglens + q.start, q.count, k + 1 == np, &c,
+                               xt[k], &hs[k], &ns[k], t);
+        } catch (const std::bad_alloc &) {
+            r = HBS_ERR_NO_MEMORY;
+        } catch (...) {
+            r = HBS_ERR_GPU;
+        }
+        cpus[k] = c;
+        return r;
+    });
+    for (size_t k = 0; k < np; k++) {
+        *cpu = *cpu || cpus[k];
+        if (hs[k]) {
+            *tree_h = hs[k];
+            *node_n = ns[k];
+        }
+        if (k > 0 && tm.on && !tms[k].text.empty())
+            tm.text += "; gpu " + std::to_string(gpus[k]->ordinal) + ": " + tms[k].text;
+    }
+    if (np > 1)
+        tm.note("gpus", np, gpus.size());
+    try {
+        for (size_t k = 0; k < np; k++) {
+            for (xtree &x : xt[k])
+                trees.push_back(std::move(x));
+            for (ltree_t &l : lt[k])
+                ltrees.push_back(std::move(l));
+        }
+    } catch (const std::bad_alloc &) {
+        err = err ? err : HBS_ERR_NO_MEMORY;
+    }
+    return err;
+}
+
 } // namespace hbs_gpu
 
 using namespace hbs_gpu;
 
 /* The batch after the checks: reserve, sign, move the key on. The reservation (a file
- * write and fsync) runs in a thread of its own while the GPU signs from a copy of the
+ * write and fsync) runs in a thread of its own while the GPUs sign from a copy of the
  * state: nothing is released unless it succeeded. */
 static int sign_many(hbs_stateful_key *key, uint8_t *sigs, size_t sb, const uint8_t *const *msgs,
                      const size_t *msglens, size_t count)
@@ -356,7 +441,6 @@ static int sign_many(hbs_stateful_key *key, uint8_t *sigs, size_t sb, const uint
     cache.n = 0;
     if ((err = hbs_gpu_leaf_engine(&e)) != HBS_OK)
         return err;
-    device_ctx *d = (device_ctx *)e.user;
     if ((err = hbs_stateful_batch_state(key, count, &first, &state, &statelen)) != HBS_OK)
         return err;
     const hbs_stateful_family family = hbs_stateful_key_family(key);
@@ -384,18 +468,11 @@ static int sign_many(hbs_stateful_key *key, uint8_t *sigs, size_t sb, const uint
         reserve_fn(); /* no thread to be had: first the reservation, then the rest */
     }
     tm.mark("state");
-    /* nothing may throw across the C interface: out of memory is an error code */
     try {
-        if (family == HBS_STATEFUL_HSS)
-            err = hss_batch(d, &e, state, statelen, pklen ? pk : nullptr, pklen, first, sigs,
-                            sb, msgs, msglens, count, &cpu, lt, tm);
-        else
-            err = xmss_batch(d, &e, state, statelen, first, sigs, sb, msgs, msglens, count,
-                             &cpu, xt, &cache.H, &cache.n, tm);
-    } catch (const std::bad_alloc &) {
-        err = HBS_ERR_NO_MEMORY;
+        err = sign_parts(family, state, statelen, pklen ? pk : nullptr, pklen, first, sigs, sb,
+                         msgs, msglens, count, &cpu, xt, lt, &cache.H, &cache.n, tm);
     } catch (...) {
-        err = HBS_ERR_GPU;
+        err = HBS_ERR_NO_MEMORY; /* (the parts' vectors) */
     }
     hbs_stateful_batch_free_state(state, statelen);
     if (reserve.joinable())

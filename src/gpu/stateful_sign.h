@@ -302,17 +302,24 @@ struct ltree_t {
     uint8_t pk[24 + HBS_LMS_MAX_N];
 };
 
-/* One scheme's batch (xmss_sign.cu, lms_sign.cu): every signature made from st, the key's
- * private state at index first, and the trees it built left in trees for the batch end;
- * *cpu set (and nothing done) when the CPU should sign instead. */
+/* One scheme's batch (xmss_sign.cu, lms_sign.cu): the signatures of indices first ..
+ * first + count - 1 made from st, the key's private state at index first or before (its
+ * seeds sign every index after), and the trees it built left in trees for the batch end;
+ * *cpu set (and nothing done) when the CPU should sign instead. XMSS^MT with with_next also
+ * builds the trees the traversal state needs at first + count (for the last part of a
+ * batch). */
 int xmss_batch(device_ctx *d, const hbs_leaf_engine *e, const uint8_t *st, size_t stlen,
                uint64_t first, uint8_t *sigs, size_t sb, const uint8_t *const *msgs,
-               const size_t *msglens, size_t count, bool *cpu, std::vector<xtree> &trees,
-               unsigned *tree_h, size_t *node_n, sign_timer &tm);
+               const size_t *msglens, size_t count, bool with_next, bool *cpu,
+               std::vector<xtree> &trees, unsigned *tree_h, size_t *node_n, sign_timer &tm);
 int hss_batch(device_ctx *d, const hbs_leaf_engine *e, const uint8_t *st, size_t stlen,
               const uint8_t *pk, size_t pklen, uint64_t first, uint8_t *sigs, size_t sb,
               const uint8_t *const *msgs, const size_t *msglens, size_t count, bool *cpu,
               std::vector<ltree_t> &trees, sign_timer &tm);
+/* The signatures of one bottom tree of the key whose private state is st (a batch spread
+ * over several GPUs is cut on multiples of it); 0 if st is not such a state. */
+uint64_t xmss_batch_tree(const uint8_t *st, size_t stlen);
+uint64_t hss_batch_tree(const uint8_t *st, size_t stlen);
 
 } // namespace hbs_gpu
 

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "gpu/gpu_internal.h"
+#include "gpu/spread.h"
 #include "gpu/stateful_verify_kernels.cuh"
 #include "hbs/gpu.h"
 #include "hbs/lms.h"
@@ -51,6 +52,9 @@ enum { SFV_HOST = 50, SFV_DEV = 50, SFV_SCRATCH = 52 };
 #define SFV_CHUNK_ITEMS 4096
 #define SFV_GROUP_JOBS 16384
 #define SFV_THREADS 128
+/* Batches below this many items a GPU stay on one GPU: a part of fewer than two chunks
+ * leaves nothing for the host's packing to hide behind. */
+#define SFV_SPLIT_ITEMS (2 * SFV_CHUNK_ITEMS)
 
 /* One GPU job as the host sees it: which item, which kernel set, where its bytes are. */
 struct sfv_job {
@@ -633,18 +637,21 @@ extern "C" int hbs_gpu_stateful_verify_many(hbs_stateful_family family, int *res
     std::vector<device_ctx *> &devs = devices_in_use();
     if (devs.empty())
         return HBS_ERR_NO_GPU;
-    device_ctx *d = devs[0];
-    {
+    const std::vector<part> parts =
+        plan_parts(count, devs.size(), split_min(SFV_SPLIT_ITEMS), 1);
+    err = run_parts(devs, parts, [&](device_ctx *d, const part &q, size_t) -> int {
+        const size_t a = q.start, ka = npks == 1 ? 0 : a;
         std::lock_guard<std::mutex> g(d->lock);
         HBS_CUDA(cudaSetDevice(d->ordinal));
-        err = verify_chunks(d, family, results, sigs, siglens, msgs, msglens, count, pks, pklens,
-                            npks);
-        if (err) {
+        int r = verify_chunks(d, family, results + a, sigs + a, siglens + a, msgs + a,
+                              msglens + a, q.count, pks + ka, pklens + ka, npks);
+        if (r) {
             /* let nothing of this call run on into the next */
             cudaStreamSynchronize(d->stream);
             cudaStreamSynchronize(d->side);
         }
-    }
+        return r;
+    });
     if (err) {
         for (size_t i = 0; i < count; i++)
             results[i] = HBS_ERR_VERIFY_FAILED;

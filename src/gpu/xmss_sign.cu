@@ -535,16 +535,23 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
     return err;
 }
 
+uint64_t xmss_batch_tree(const uint8_t *st, size_t stlen)
+{
+    const hbs_xmss_params *p =
+        stlen >= 24 && st[5] == 1 ? hbs_xmss_params_by_oid(st[4], sget32(st)) : nullptr;
+    return p ? (uint64_t)1 << p->tree_h : 0;
+}
+
 int xmss_batch(device_ctx *d, const hbs_leaf_engine *e, const uint8_t *st, size_t stlen,
                uint64_t first, uint8_t *sigs, size_t sb, const uint8_t *const *msgs,
-               const size_t *msglens, size_t count, bool *cpu, std::vector<xtree> &trees,
-               unsigned *tree_h, size_t *node_n, sign_timer &tm)
+               const size_t *msglens, size_t count, bool with_next, bool *cpu,
+               std::vector<xtree> &trees, unsigned *tree_h, size_t *node_n, sign_timer &tm)
 {
     const hbs_xmss_params *p;
     if (stlen < 24 || st[5] != 1)
         return HBS_ERR_STATE;
     p = hbs_xmss_params_by_oid(st[4], sget32(st));
-    if (!p || stlen < 24 + 4 * (size_t)p->n || sget64(st + 8) != first || p->sig_bytes != sb)
+    if (!p || stlen < 24 + 4 * (size_t)p->n || sget64(st + 8) > first || p->sig_bytes != sb)
         return HBS_ERR_STATE;
     const size_t n = p->n, len = p->len;
     const unsigned H = p->tree_h, D = p->d;
@@ -583,7 +590,7 @@ int xmss_batch(device_ctx *d, const hbs_leaf_engine *e, const uint8_t *st, size_
      * batch of 16,384 on the H200); here they are built beside the batch's own (at the end
      * of the list: they are not signed with) */
     const uint64_t next = first + count;
-    if (D > 1 && (p->h >= 64 || next < ((uint64_t)1 << p->h)))
+    if (D > 1 && with_next && (p->h >= 64 || next < ((uint64_t)1 << p->h)))
         for (unsigned j = 0; j < D; j++) {
             const unsigned sh = H * (j + 1);
             const uint64_t t = sh >= 64 ? 0 : next >> sh;

@@ -1,9 +1,11 @@
-/* What the emulated GPU build needs beside the batch verifier and signer: a device count of
- * one, an empty last error, "device memory" that is host memory, key generation "on the GPU"
- * as the CPU does it (byte-identical by the contract of hbs_gpu_stateful_keygen), and a leaf
- * engine that computes on the CPU but hands out the emulated device context. */
+/* What the emulated GPU build needs beside the batch verifier and signer: the emulated
+ * devices' count, an empty last error, "device memory" that is host memory, key generation
+ * "on the GPU" as the CPU does it (byte-identical by the contract of
+ * hbs_gpu_stateful_keygen), and a leaf engine whose one-GPU functions compute on the CPU,
+ * spread over the emulated GPUs as the real engine is (src/gpu/spread.h). */
 #include "core/leaf_engine.h"
 #include "gpu/gpu_internal.h"
+#include "gpu/spread.h"
 #include "hbs/gpu.h"
 #include "hbs/stateful.h"
 
@@ -17,12 +19,12 @@ extern "C" {
 #include "xmss/params.h"
 }
 
-extern "C" int hbs_gpu_device_count(void) { return 1; }
+extern "C" int hbs_gpu_device_count(void) { return (int)hbs_gpu::devices_in_use().size(); }
 extern "C" const char *hbs_gpu_last_error(void) { return ""; }
 
 extern "C" int hbs_gpu_alloc(int device, void **out, size_t bytes)
 {
-    *out = device == 0 ? malloc(bytes ? bytes : 1) : nullptr;
+    *out = hbs_gpu::device_by_ordinal(device) ? malloc(bytes ? bytes : 1) : nullptr;
     return *out ? HBS_OK : HBS_ERR_INVALID_ARGUMENT;
 }
 extern "C" void hbs_gpu_free(int, void *p) { free(p); }
@@ -43,7 +45,7 @@ extern "C" int hbs_gpu_device_name(int, char *out, size_t cap)
     return HBS_OK;
 }
 
-static int emu_lms(void *, const hbs_lms_leaf_job *j, uint32_t first, size_t count, uint8_t *out)
+static int emu_lms(void *user, const hbs_lms_leaf_job *j, uint32_t first, size_t count, uint8_t *out)
 {
     const hbs_lms_type *t = NULL;
     const hbs_lmots_type *o = NULL;
@@ -59,14 +61,14 @@ static int emu_lms(void *, const hbs_lms_leaf_job *j, uint32_t first, size_t cou
         return HBS_ERR_UNSUPPORTED;
     const int err = hbs_lms_leaves(t, o, j->I, j->seed, first, count, out);
     if (err == HBS_OK) {
-        hbs_gpu::device_ctx *d = hbs_gpu::devices_in_use()[0];
+        hbs_gpu::device_ctx *d = (hbs_gpu::device_ctx *)user;
         std::lock_guard<std::mutex> g(d->lock);
         hbs_gpu::tree_cache_keep_lms(d, j, first, count, out);
     }
     return err;
 }
 
-static int emu_xmss(void *, const hbs_xmss_leaf_job *jobs, size_t njobs, uint32_t first,
+static int emu_xmss(void *user, const hbs_xmss_leaf_job *jobs, size_t njobs, uint32_t first,
                     size_t count, uint8_t *out)
 {
     const hbs_xmss_params *p = NULL;
@@ -84,21 +86,27 @@ static int emu_xmss(void *, const hbs_xmss_leaf_job *jobs, size_t njobs, uint32_
     for (size_t k = 0; k < njobs; k++)
         hbs_xmss_leaf_range(&c, out + k * count * p->n, jobs[k].layer, jobs[k].tree, first, count);
     hbs_xmss_ctx_wipe(&c);
-    hbs_gpu::device_ctx *d = hbs_gpu::devices_in_use()[0];
+    hbs_gpu::device_ctx *d = (hbs_gpu::device_ctx *)user;
     std::lock_guard<std::mutex> g(d->lock);
     hbs_gpu::tree_cache_keep_xmss(d, jobs, njobs, first, count, out);
     return HBS_OK;
 }
 
-extern "C" int hbs_gpu_leaf_engine(hbs_leaf_engine *e)
+int hbs_gpu::leaf_engine_on(hbs_gpu::device_ctx *d, hbs_leaf_engine *e)
 {
     memset(e, 0, sizeof *e);
     e->lms_leaves = emu_lms;
     e->xmss_leaves = emu_xmss;
-    e->user = hbs_gpu::devices_in_use()[0];
+    e->user = d;
     e->min_leaves = 32;
     e->slice_leaves = (size_t)1 << 18;
-    return HBS_OK;
+    return d ? HBS_OK : HBS_ERR_NO_GPU;
+}
+
+extern "C" int hbs_gpu_leaf_engine(hbs_leaf_engine *e)
+{
+    static hbs_gpu::spread_engine s = {emu_lms, emu_xmss, hbs_gpu::split_min(1 << 13)};
+    return hbs_gpu::spread_leaf_engine(e, &s, 32, (size_t)1 << 18);
 }
 
 /* Key generation "on the GPU": the CPU's, with the leaves from the engine above, which also

@@ -15,14 +15,16 @@
 #define __forceinline__ inline
 #define __noinline__ __attribute__((noinline))
 #define __launch_bounds__(...)
-/* one thread a block: block-stride loops do the whole block's work, so barriers are moot */
-#define __shared__ static
+/* one thread a block: block-stride loops do the whole block's work, so barriers are moot
+ * (thread_local: each emulated GPU of a spread batch runs its kernels on a host thread) */
+#define __shared__ static thread_local
 #define __syncthreads() ((void)0)
 
 struct emu_dim {
     unsigned x, y, z;
 };
-static emu_dim blockIdx = {0, 0, 0}, threadIdx = {0, 0, 0}, blockDim = {1, 1, 1};
+static thread_local emu_dim blockIdx __attribute__((unused)) = {0, 0, 0};
+static const emu_dim threadIdx = {0, 0, 0}, blockDim = {1, 1, 1};
 
 /* hi:lo shifted right by s & 31, low 32 bits */
 static inline uint32_t __funnelshift_r(uint32_t lo, uint32_t hi, uint32_t s)
@@ -40,7 +42,7 @@ static inline uint32_t __byte_perm(uint32_t x, uint32_t y, uint32_t s)
     return r;
 }
 
-/* threads run one after another, so a plain add is atomic */
+/* an emulated GPU's threads run one after another, so a plain add is atomic */
 static inline uint32_t atomicAdd(uint32_t *p, uint32_t v)
 {
     const uint32_t old = *p;

@@ -1,5 +1,6 @@
-/* The host side of src/gpu/gpu_internal.h for the emulation: one "device" whose memory is
- * host memory, copies are memcpy, streams do nothing. */
+/* The host side of src/gpu/gpu_internal.h for the emulation: "devices" whose memory is host
+ * memory, copies are memcpy, streams do nothing. HBS_EMU_DEVICES=N (default 1) makes N of
+ * them, so that batches spread over several GPUs (src/gpu/spread.h) run here too. */
 #pragma once
 #include <stddef.h>
 #include <stdint.h>
@@ -89,12 +90,22 @@ struct device_ctx {
 };
 static inline std::vector<device_ctx *> &devices_in_use()
 {
-    static std::vector<device_ctx *> v{new device_ctx};
+    static std::vector<device_ctx *> v = [] {
+        const char *e = getenv("HBS_EMU_DEVICES");
+        const int n = e && atoi(e) > 0 && atoi(e) <= 16 ? atoi(e) : 1;
+        std::vector<device_ctx *> r;
+        for (int i = 0; i < n; i++) {
+            r.push_back(new device_ctx);
+            r.back()->ordinal = i;
+        }
+        return r;
+    }();
     return v;
 }
 static inline device_ctx *device_by_ordinal(int ordinal)
 {
-    return ordinal == 0 ? devices_in_use()[0] : nullptr;
+    std::vector<device_ctx *> &v = devices_in_use();
+    return ordinal >= 0 && (size_t)ordinal < v.size() ? v[(size_t)ordinal] : nullptr;
 }
 /* fresh buffers are filled with 0xee, so a read of what was never copied shows */
 static inline int emu_buf(std::vector<pool_buf> &v, unsigned slot, size_t bytes, void **out)
@@ -121,6 +132,8 @@ static inline int host_buf(device_ctx *d, unsigned slot, size_t bytes, void **ou
 {
     return emu_buf(d->host, slot, bytes, out);
 }
+
+int leaf_engine_on(device_ctx *d, hbs_leaf_engine *e);
 
 void tree_cache_keep_xmss(device_ctx *d, const hbs_xmss_leaf_job *jobs, size_t njobs,
                           uint32_t first, size_t count, const uint8_t *dleaves);
