@@ -196,6 +196,7 @@ int hbs_cli_many_option(hbs_cli_many_opts *m, int id, const char *v)
     case HBS_CLI_OPT_ALG: m->alg = v; break;
     case HBS_CLI_OPT_VERBOSE: m->verbose = 1; break;
     case HBS_CLI_OPT_GPU: return hbs_cli_gpu_parse(v, &m->gpu) ? -1 : 1;
+    case HBS_CLI_OPT_GPU_DEVICES: m->gpu_devices = v; break;
     case HBS_CLI_OPT_BATCH:
         return hbs_cli_parse_uint("--batch", v, 1, 1000000, &m->batch) ? -1 : 1;
     default: return 0;
@@ -221,14 +222,39 @@ void hbs_cli_many_free(hbs_cli_many_opts *m)
     hbs_cli_files_free(&m->files);
 }
 
-int hbs_cli_gpu_resolve(hbs_cli_gpu_mode *mode, int stateful)
+int hbs_cli_gpu_devices(const char *list)
+{
+    int dev[64];
+    size_t n = 0;
+    const char *p = list;
+    while (p && *p) {
+        char *end = NULL;
+        long v = strtol(p, &end, 10);
+        if (end == p || *p == '-' || *p == '+' || v > 4095 || (*end && *end != ',') ||
+            (*end == ',' && !end[1]) || n == sizeof dev / sizeof dev[0])
+            break;
+        dev[n++] = (int)v;
+        p = *end ? end + 1 : end;
+    }
+    if (!p || *p || n == 0)
+        return hbs_cli_error("--gpu-devices", "'%s' is not a list of GPU numbers such as 0 or "
+                             "0,2", list ? list : "");
+    int err = hbs_gpu_use_devices(dev, n);
+    if (err == HBS_ERR_NO_GPU)
+        return hbs_cli_error("--gpu-devices", "no CUDA GPU found");
+    if (err)
+        return hbs_cli_error("--gpu-devices", "'%s': the GPUs here are 0 to %d, each to be "
+                             "named once", list, hbs_gpu_device_count() - 1);
+    return HBS_CLI_OK;
+}
+
+int hbs_cli_gpu_resolve(hbs_cli_gpu_mode *mode, const char *devices)
 {
     const char *why = NULL;
     if (*mode == HBS_CLI_GPU_OFF)
-        return HBS_CLI_OK;
-    if (stateful)
-        why = "stateful keys (LMS/HSS, XMSS) have no GPU path yet";
-    else if (hbs_gpu_device_count() == 0)
+        return devices ? hbs_cli_error("--gpu-devices", "applies with --gpu only")
+                       : HBS_CLI_OK;
+    if (hbs_gpu_device_count() == 0)
 #ifdef HBS_HAVE_CUDA
         why = "no CUDA GPU found (no usable device or driver on this machine)";
 #else
@@ -236,13 +262,19 @@ int hbs_cli_gpu_resolve(hbs_cli_gpu_mode *mode, int stateful)
 #endif
     if (!why) {
         *mode = HBS_CLI_GPU_ON;
-        return HBS_CLI_OK;
+        return devices ? hbs_cli_gpu_devices(devices) : HBS_CLI_OK;
     }
     if (*mode == HBS_CLI_GPU_ON)
         return hbs_cli_error("--gpu", "%s; --gpu=auto falls back to the CPU", why);
     fprintf(stderr, "hbs: --gpu=auto: %s; using the CPU\n", why);
     *mode = HBS_CLI_GPU_OFF;
     return HBS_CLI_OK;
+}
+
+int hbs_cli_first_gpu(void)
+{
+    int dev = 0;
+    return hbs_gpu_devices_used(&dev, 1) > 0 ? dev : 0;
 }
 
 void hbs_cli_engine_line(char *out, size_t cap, int gpu)
@@ -252,8 +284,9 @@ void hbs_cli_engine_line(char *out, size_t cap, int gpu)
         hbs_cli_backend_line(out, cap);
         return;
     }
-    if (hbs_gpu_device_name(0, name, sizeof name) != HBS_OK)
+    int dev[64];
+    const int n = hbs_gpu_devices_used(dev, sizeof dev / sizeof dev[0]);
+    if (n < 1 || hbs_gpu_device_name(dev[0], name, sizeof name) != HBS_OK)
         snprintf(name, sizeof name, "unknown GPU");
-    int n = hbs_gpu_device_count();
     snprintf(out, cap, "GPU, %s (%d in use)", name, n);
 }

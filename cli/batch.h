@@ -38,19 +38,25 @@ typedef enum { HBS_CLI_GPU_OFF = 0, HBS_CLI_GPU_ON, HBS_CLI_GPU_AUTO } hbs_cli_g
 
 /* The value of --gpu ("--gpu" gives NULL, "--gpu=auto" gives "auto"). */
 int hbs_cli_gpu_parse(const char *value, hbs_cli_gpu_mode *out);
-/* Settles the engine before any work: --gpu without a usable GPU, or with a stateful key
- * (the library has no GPU path for those), is an error; --gpu=auto then falls back to the
- * CPU, saying so on stderr. On return *mode is OFF or ON. */
-int hbs_cli_gpu_resolve(hbs_cli_gpu_mode *mode, int stateful);
+/* Settles the engine before any work: --gpu without a usable GPU is an error; --gpu=auto
+ * then falls back to the CPU with a note on stderr. On return *mode is OFF or ON. devices:
+ * the value of --gpu-devices (NULL: every visible GPU), applied when the GPU is used. */
+int hbs_cli_gpu_resolve(hbs_cli_gpu_mode *mode, const char *devices);
+/* --gpu-devices LIST ("0,2"): the CUDA ordinals the GPU work spreads over, each once;
+ * a bad list, or a GPU that is not there, is an error (reported). */
+int hbs_cli_gpu_devices(const char *list);
+/* The first GPU in use (where device-resident work goes), 0 without one. */
+int hbs_cli_first_gpu(void);
 /* "GPU: NVIDIA H200 (1 in use)" or the CPU backend line, for --verbose. */
 void hbs_cli_engine_line(char *out, size_t cap, int gpu);
 
 /* The options sign and verify share: the message files (-m and the names after the
- * options), -x, --context, --prehash, --raw with -a, --gpu, --batch and --verbose. Each
+ * options), -x, --context, --prehash, --raw with -a, --gpu, --gpu-devices, --batch and
+ * --verbose. Each
  * command lists them in its option table under these ids, with its own help text. */
 enum { HBS_CLI_OPT_MESSAGE = 100, HBS_CLI_OPT_SIG, HBS_CLI_OPT_CONTEXT, HBS_CLI_OPT_PREHASH,
        HBS_CLI_OPT_RAW, HBS_CLI_OPT_ALG, HBS_CLI_OPT_GPU, HBS_CLI_OPT_BATCH,
-       HBS_CLI_OPT_VERBOSE };
+       HBS_CLI_OPT_VERBOSE, HBS_CLI_OPT_GPU_DEVICES };
 
 typedef struct {
     hbs_cli_files files;
@@ -58,6 +64,7 @@ typedef struct {
     const char *sig_path, *context_hex, *prehash, *alg;
     int raw, verbose;
     hbs_cli_gpu_mode gpu;
+    const char *gpu_devices; /* --gpu-devices, or NULL */
     unsigned long batch; /* 0: HBS_CLI_BATCH_DEFAULT */
 } hbs_cli_many_opts;
 
@@ -91,8 +98,10 @@ typedef struct {
 /* Signs every message with an SLH-DSA key, batch by batch, on the CPU (all cores) or the
  * GPU; each signature is verified on the CPU before it is written. */
 int hbs_cli_slhdsa_sign_many(const hbs_key *sk, const hbs_cli_batch_args *a);
-/* Signs the messages one after another with consecutive indices of a stateful key. The key
- * must have an index left for every message, or nothing is signed. reserve 0: all the
+/* Signs the messages with consecutive indices of a stateful key, one after another on the
+ * CPU, or on the GPU in batches of a->batch (each batch's indices given up by the key file
+ * before it is signed); every signature is verified on the CPU before it is written. The
+ * key must have an index left for every message, or nothing is signed. reserve 0: all the
  * indices the run needs are set aside in one state update. */
 int hbs_cli_stateful_sign_many(const char *sk_path, const hbs_cli_batch_args *a,
                                unsigned long reserve);

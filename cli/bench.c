@@ -13,12 +13,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "batch.h"
 #include "bench_stateful.h"
 #include "cli.h"
 #include "hbs/gpu.h"
 
 enum { OPT_ALG = 1, OPT_THREADS, OPT_WORKERS, OPT_BATCH, OPT_JSON, OPT_OPS, OPT_MIN_TIME,
-       OPT_ITERATIONS, OPT_GPU, OPT_MODES, OPT_STATEFUL };
+       OPT_ITERATIONS, OPT_GPU, OPT_MODES, OPT_STATEFUL, OPT_GPU_DEVICES };
 
 static const hbs_cli_option options[] = {
     {OPT_ALG, 'a', "algorithm", "ALG", "parameter set to measure (repeatable; default all)"},
@@ -38,6 +39,8 @@ static const hbs_cli_option options[] = {
                                     "(default all; fewer make the run shorter)"},
     {OPT_STATEFUL, 0, "stateful", NULL, "also measure the stateful schemes' main sets (LMS/HSS, "
                                         "XMSS); -a takes their names too"},
+    {OPT_GPU_DEVICES, 0, "gpu-devices", "LIST", "with --gpu: the GPUs to spread batches over, "
+                                                "such as 0,2 (default all)"},
     {0, 0, NULL, NULL, NULL},
 };
 
@@ -64,6 +67,7 @@ typedef struct {
     int gpu;
     unsigned modes; /* HBS_CLI_GPU_*: with gpu */
     int modes_given;
+    const char *gpu_devices;
     const char *salgs[64]; /* stateful sets (LMS/HSS, XMSS/XMSS^MT) */
     size_t nsalgs;
     int stateful;
@@ -189,6 +193,7 @@ static int parse_args(bench_args *a, int argc, char **argv)
             rc = hbs_cli_parse_uint("--iterations", v, 1, 1000000, &a->iterations);
             break;
         case OPT_GPU: a->gpu = 1; break;
+        case OPT_GPU_DEVICES: a->gpu_devices = v; break;
         case OPT_MODES:
             rc = parse_names("--modes", v, mode_names,
                              (int)(sizeof mode_names / sizeof mode_names[0]), &a->modes);
@@ -203,6 +208,8 @@ static int parse_args(bench_args *a, int argc, char **argv)
         return id;
     if (a->modes_given && !a->gpu)
         return hbs_cli_error("--modes", "measures the GPU: give --gpu too");
+    if (a->gpu_devices && !a->gpu)
+        return hbs_cli_error("--gpu-devices", "applies with --gpu only");
     if (!a->modes_given)
         a->modes = HBS_CLI_GPU_MODES;
     if (a->stateful && a->nsalgs == 0)
@@ -513,6 +520,8 @@ static int run(int argc, char **argv)
     int rc = parse_args(&a, argc, argv);
     if (rc)
         return rc == HBS_CLI_DONE ? HBS_CLI_OK : rc;
+    if (a.gpu_devices && hbs_gpu_device_count() > 0 && hbs_cli_gpu_devices(a.gpu_devices))
+        return HBS_CLI_ERROR;
     if (a.gpu && a.nsalgs) {
         /* stateful sets: their GPU key generation, after the SLH-DSA sets named (if any) */
         if (a.nalgs)

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "batch.h"
 #include "bench_stateful.h"
 #include "core/leaf_engine.h"
 #include "hbs/gpu.h"
@@ -349,28 +350,28 @@ static int device_verify_ms(const char *alg, const uint8_t *sigs, size_t batch, 
         moff[i] = (uint64_t)(i % batch) * 32;
         mlen[i] = 32;
     }
-    if ((err = hbs_gpu_alloc(0, &d_sigs, vbatch * sb)) ||
-        (err = hbs_gpu_alloc(0, &d_mp, batch * 32)) ||
-        (err = hbs_gpu_alloc(0, &d_moff, vbatch * sizeof *moff)) ||
-        (err = hbs_gpu_alloc(0, &d_mlen, vbatch * sizeof *mlen)) ||
-        (err = hbs_gpu_alloc(0, &d_pk, pklen)) ||
-        (err = hbs_gpu_alloc(0, &d_res, vbatch * sizeof *res)) ||
-        (err = hbs_gpu_copy_to(0, d_sigs, hs, vbatch * sb)) ||
-        (err = hbs_gpu_copy_to(0, d_mp, mbuf, batch * 32)) ||
-        (err = hbs_gpu_copy_to(0, d_moff, moff, vbatch * sizeof *moff)) ||
-        (err = hbs_gpu_copy_to(0, d_mlen, mlen, vbatch * sizeof *mlen)) ||
-        (err = hbs_gpu_copy_to(0, d_pk, pk, pklen)))
+    if ((err = hbs_gpu_alloc(hbs_cli_first_gpu(), &d_sigs, vbatch * sb)) ||
+        (err = hbs_gpu_alloc(hbs_cli_first_gpu(), &d_mp, batch * 32)) ||
+        (err = hbs_gpu_alloc(hbs_cli_first_gpu(), &d_moff, vbatch * sizeof *moff)) ||
+        (err = hbs_gpu_alloc(hbs_cli_first_gpu(), &d_mlen, vbatch * sizeof *mlen)) ||
+        (err = hbs_gpu_alloc(hbs_cli_first_gpu(), &d_pk, pklen)) ||
+        (err = hbs_gpu_alloc(hbs_cli_first_gpu(), &d_res, vbatch * sizeof *res)) ||
+        (err = hbs_gpu_copy_to(hbs_cli_first_gpu(), d_sigs, hs, vbatch * sb)) ||
+        (err = hbs_gpu_copy_to(hbs_cli_first_gpu(), d_mp, mbuf, batch * 32)) ||
+        (err = hbs_gpu_copy_to(hbs_cli_first_gpu(), d_moff, moff, vbatch * sizeof *moff)) ||
+        (err = hbs_gpu_copy_to(hbs_cli_first_gpu(), d_mlen, mlen, vbatch * sizeof *mlen)) ||
+        (err = hbs_gpu_copy_to(hbs_cli_first_gpu(), d_pk, pk, pklen)))
         goto out;
     s->count = 0;
     s->start = hbs_cli_now();
     while (err == HBS_OK && keep_going(s, min_time, iterations)) {
         double t0 = hbs_cli_now();
-        err = hbs_gpu_stateful_verify_device(alg, 0, d_res, d_sigs, d_mp, d_moff, d_mlen, vbatch,
+        err = hbs_gpu_stateful_verify_device(alg, hbs_cli_first_gpu(), d_res, d_sigs, d_mp, d_moff, d_mlen, vbatch,
                                              d_pk, 1);
         add_sample(s, t0);
     }
     *ms = median_ms(s);
-    if (err == HBS_OK && (err = hbs_gpu_copy_from(0, res, d_res, vbatch * sizeof *res)) == HBS_OK)
+    if (err == HBS_OK && (err = hbs_gpu_copy_from(hbs_cli_first_gpu(), res, d_res, vbatch * sizeof *res)) == HBS_OK)
         for (size_t i = 0; i < vbatch; i++)
             if (res[i] != 0) {
                 fprintf(stderr, "hbs: bench: %s: device-resident verification rejected item %zu\n",
@@ -379,12 +380,12 @@ static int device_verify_ms(const char *alg, const uint8_t *sigs, size_t batch, 
                 break;
             }
 out:
-    hbs_gpu_free(0, d_sigs);
-    hbs_gpu_free(0, d_mp);
-    hbs_gpu_free(0, d_moff);
-    hbs_gpu_free(0, d_mlen);
-    hbs_gpu_free(0, d_pk);
-    hbs_gpu_free(0, d_res);
+    hbs_gpu_free(hbs_cli_first_gpu(), d_sigs);
+    hbs_gpu_free(hbs_cli_first_gpu(), d_mp);
+    hbs_gpu_free(hbs_cli_first_gpu(), d_moff);
+    hbs_gpu_free(hbs_cli_first_gpu(), d_mlen);
+    hbs_gpu_free(hbs_cli_first_gpu(), d_pk);
+    hbs_gpu_free(hbs_cli_first_gpu(), d_res);
     free(hs);
     free(moff);
     free(mlen);
@@ -526,7 +527,7 @@ int hbs_cli_bench_stateful_gpu(const char *const *algs, size_t nalgs, int do_key
             return hbs_cli_error("-a", "unknown algorithm '%s' (see 'hbs list')", algs[i]);
     if (hbs_gpu_leaf_engine(&e) != HBS_OK)
         return hbs_cli_error("--gpu", "no usable CUDA GPU");
-    if (hbs_gpu_device_name(0, gpu, sizeof gpu) != HBS_OK)
+    if (hbs_gpu_device_name(hbs_cli_first_gpu(), gpu, sizeof gpu) != HBS_OK)
         snprintf(gpu, sizeof gpu, "unknown");
     s.samples = malloc(MAX_SAMPLES * sizeof *s.samples);
     if (!s.samples || !mkdtemp(dir)) {

@@ -1,11 +1,13 @@
 /* hbs keygen: a new key pair, written as PEM key files or raw FIPS 205 bytes. */
 #include <string.h>
 
+#include "batch.h"
 #include "cli.h"
+#include "hbs/gpu.h"
 #include "stateful.h"
 
 enum { OPT_ALG = 1, OPT_SECRET, OPT_PUBLIC, OPT_SEED, OPT_RAW, OPT_PREHASH, OPT_TRAVERSAL,
-       OPT_GPU };
+       OPT_GPU, OPT_GPU_DEVICES };
 
 static const hbs_cli_option options[] = {
     {OPT_ALG, 'a', "algorithm", "ALG", "parameter set, e.g. SLH-DSA-SHA2-128s (see 'hbs list')"},
@@ -18,11 +20,13 @@ static const hbs_cli_option options[] = {
                                         "4-20, default 8; XMSS BDS K, default 6)"},
     {OPT_GPU, 0, "gpu", NULL, "stateful keys: compute the trees' leaves on the GPU (same "
                               "key; an error without a GPU)"},
+    {OPT_GPU_DEVICES, 0, "gpu-devices", "LIST", "with --gpu: the GPUs to share a big key's "
+                                                "leaves, such as 0,2 (default all)"},
     {0, 0, NULL, NULL, NULL},
 };
 
 typedef struct {
-    const char *alg, *sk_path, *pk_path, *seed_hex, *prehash;
+    const char *alg, *sk_path, *pk_path, *seed_hex, *prehash, *gpu_devices;
     int raw, gpu;
     unsigned long traversal;
 } keygen_args;
@@ -42,6 +46,7 @@ static int parse_args(keygen_args *a, int argc, char **argv)
         case OPT_SEED: a->seed_hex = v; break;
         case OPT_RAW: a->raw = 1; break;
         case OPT_GPU: a->gpu = 1; break;
+        case OPT_GPU_DEVICES: a->gpu_devices = v; break;
         case OPT_PREHASH: a->prehash = v; break;
         case OPT_TRAVERSAL:
             if (hbs_cli_parse_uint("--traversal", v, 1, 64, &a->traversal))
@@ -151,9 +156,13 @@ static int run(int argc, char **argv)
     if (rc)
         return rc == HBS_CLI_DONE ? HBS_CLI_OK : rc;
 
+    if (a.gpu_devices && !a.gpu)
+        return hbs_cli_error("--gpu-devices", "applies with --gpu only");
     if (hbs_cli_is_stateful_alg(a.alg)) {
         if (a.prehash)
             return hbs_cli_error("--prehash", "applies to SLH-DSA keys only");
+        if (a.gpu_devices && hbs_gpu_device_count() > 0 && hbs_cli_gpu_devices(a.gpu_devices))
+            return HBS_CLI_ERROR;
         return hbs_cli_stateful_keygen_on(a.alg, a.sk_path, a.pk_path, a.seed_hex, a.raw,
                                           a.traversal, a.gpu);
     }

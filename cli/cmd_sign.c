@@ -21,8 +21,10 @@ static const hbs_cli_option options[] = {
     {OPT_OUT_DIR, 'o', "out-dir", "DIR", "write the FILE.sig files into DIR instead of beside "
                                          "each FILE"},
     {OPT_FORCE, 0, "force", NULL, "replace existing FILE.sig files (without -x)"},
-    {HBS_CLI_OPT_GPU, 0, "gpu", "[=auto]", "sign on the GPU (SLH-DSA); without a GPU an error, or "
+    {HBS_CLI_OPT_GPU, 0, "gpu", "[=auto]", "sign on the GPU (in batches); without a GPU an error, or "
                                    "the CPU with =auto"},
+    {HBS_CLI_OPT_GPU_DEVICES, 0, "gpu-devices", "LIST", "with --gpu: the GPUs to spread the work over, "
+                                                  "such as 0,2 (default all)"},
     {HBS_CLI_OPT_BATCH, 0, "batch", "N", "messages read and signed at once (default 4096)"},
     {HBS_CLI_OPT_VERBOSE, 'v', "verbose", NULL, "say on stderr which engine signed, and how fast"},
     {HBS_CLI_OPT_CONTEXT, 0, "context", "HEX", "context string, 0 to 255 bytes (default empty)"},
@@ -187,7 +189,7 @@ static int sign_files(sign_args *a)
                                      "and --raw apply to SLH-DSA keys only");
     if (!stateful && a->reserve)
         return hbs_cli_error("--reserve", "applies to stateful keys only");
-    if (hbs_cli_gpu_resolve(&a->m.gpu, stateful))
+    if (hbs_cli_gpu_resolve(&a->m.gpu, a->m.gpu_devices))
         return HBS_CLI_ERROR;
     b.gpu = a->m.gpu == HBS_CLI_GPU_ON;
     if (hbs_cli_files_name_sigs(&a->m.files, a->m.sig_path, a->out_dir, "-o") ||
@@ -237,8 +239,9 @@ static int run(int argc, char **argv)
     sign_args a;
     int rc = parse_args(&a, argc, argv);
     if (rc == HBS_CLI_OK)
-        rc = a.m.sig_path && a.m.gpu == HBS_CLI_GPU_OFF && !a.m.verbose ? sign_one(&a)
-                                                                  : sign_files(&a);
+        rc = a.m.sig_path && a.m.gpu == HBS_CLI_GPU_OFF && !a.m.gpu_devices && !a.m.verbose
+                 ? sign_one(&a)
+                 : sign_files(&a);
     hbs_cli_many_free(&a.m);
     return rc == HBS_CLI_DONE ? HBS_CLI_OK : rc;
 }
@@ -263,7 +266,9 @@ const hbs_cli_command hbs_cli_cmd_sign = {
     "fsynced, renamed) before the signature is made; concurrent signers wait for each other.\n"
     "--reserve N advances it N at a time: fewer syncs, and a crash burns at most N - 1.\n"
     "Many messages take consecutive indices, all set aside in one update unless --reserve;\n"
-    "a key with fewer indices left than messages signs nothing. Stateful keys have no GPU\n"
-    "path: --gpu is an error for them.",
+    "a key with fewer indices left than messages signs nothing. With --gpu they are signed\n"
+    "in batches of --batch N on the GPU(s), each batch's indices given up by the key file\n"
+    "before it is signed (a failed batch burns its indices, never reuses one); the\n"
+    "signatures are the CPU's byte for byte and are verified on the CPU before writing.",
     options,
 };

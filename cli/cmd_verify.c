@@ -16,8 +16,10 @@ static const hbs_cli_option options[] = {
     {HBS_CLI_OPT_SIG, 'x', "signature", "FILE", "signature file (raw bytes), for one message"},
     {OPT_SIG_DIR, 0, "sig-dir", "DIR", "the FILE.sig files are in DIR, not beside each FILE"},
     {OPT_JSON, 0, "json", NULL, "one JSON object per file and line, instead of text"},
-    {HBS_CLI_OPT_GPU, 0, "gpu", "[=auto]", "verify on the GPU (SLH-DSA); without a GPU an error, or "
+    {HBS_CLI_OPT_GPU, 0, "gpu", "[=auto]", "verify on the GPU (in batches); without a GPU an error, or "
                                    "the CPU with =auto"},
+    {HBS_CLI_OPT_GPU_DEVICES, 0, "gpu-devices", "LIST", "with --gpu: the GPUs to spread the work over, "
+                                                  "such as 0,2 (default all)"},
     {HBS_CLI_OPT_BATCH, 0, "batch", "N", "files read and verified at once (default 4096)"},
     {HBS_CLI_OPT_VERBOSE, 'v', "verbose", NULL, "say on stderr which engine verified, and how fast"},
     {HBS_CLI_OPT_CONTEXT, 0, "context", "HEX", "context string, 0 to 255 bytes (default empty)"},
@@ -136,7 +138,7 @@ static int verify_files(verify_args *a)
     if (stateful && (a->m.context_hex || a->m.prehash))
         rc = hbs_cli_error("verify", "--context and --prehash apply to SLH-DSA keys only");
     else
-        rc = hbs_cli_gpu_resolve(&a->m.gpu, stateful);
+        rc = hbs_cli_gpu_resolve(&a->m.gpu, a->m.gpu_devices);
     b.gpu = a->m.gpu == HBS_CLI_GPU_ON;
     if (rc == HBS_CLI_OK)
         rc = hbs_cli_verify_many(&pk, &b);
@@ -149,8 +151,10 @@ static int run(int argc, char **argv)
     verify_args a;
     int rc = parse_args(&a, argc, argv);
     if (rc == HBS_CLI_OK)
-        rc = a.m.sig_path && a.m.gpu == HBS_CLI_GPU_OFF && !a.json && !a.m.verbose ? verify_one(&a)
-                                                                            : verify_files(&a);
+        rc = a.m.sig_path && a.m.gpu == HBS_CLI_GPU_OFF && !a.m.gpu_devices && !a.json &&
+                     !a.m.verbose
+                 ? verify_one(&a)
+                 : verify_files(&a);
     hbs_cli_many_free(&a.m);
     if (rc == HBS_CLI_DONE)
         return HBS_CLI_OK;

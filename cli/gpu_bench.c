@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "batch.h"
 #include "cli.h"
 #include "hbs/gpu.h"
 
@@ -154,7 +155,7 @@ static int call_verify(call_ctx *c)
 
 static int call_verify_device(call_ctx *c)
 {
-    return hbs_gpu_slhdsa_verify_device(c->p, 0, c->d_res, c->d_sigs, c->d_mp, c->d_off,
+    return hbs_gpu_slhdsa_verify_device(c->p, hbs_cli_first_gpu(), c->d_res, c->d_sigs, c->d_mp, c->d_off,
                                         c->d_len, c->batch, c->d_pks, c->batch);
 }
 
@@ -170,17 +171,17 @@ static int device_upload(call_ctx *c)
         off[i] = i * 34;
         len[i] = 34;
     }
-    if (!err) err = hbs_gpu_alloc(0, &c->d_sigs, count * f->sb);
-    if (!err) err = hbs_gpu_alloc(0, &c->d_mp, count * 34);
-    if (!err) err = hbs_gpu_alloc(0, &c->d_off, count * sizeof *off);
-    if (!err) err = hbs_gpu_alloc(0, &c->d_len, count * sizeof *len);
-    if (!err) err = hbs_gpu_alloc(0, &c->d_pks, count * 2 * f->n);
-    if (!err) err = hbs_gpu_alloc(0, &c->d_res, count * sizeof(int));
-    if (!err) err = hbs_gpu_copy_to(0, c->d_sigs, f->sigs, count * f->sb);
-    if (!err) err = hbs_gpu_copy_to(0, c->d_mp, f->mprime, count * 34);
-    if (!err) err = hbs_gpu_copy_to(0, c->d_off, off, count * sizeof *off);
-    if (!err) err = hbs_gpu_copy_to(0, c->d_len, len, count * sizeof *len);
-    if (!err) err = hbs_gpu_copy_to(0, c->d_pks, f->pks, count * 2 * f->n);
+    if (!err) err = hbs_gpu_alloc(hbs_cli_first_gpu(), &c->d_sigs, count * f->sb);
+    if (!err) err = hbs_gpu_alloc(hbs_cli_first_gpu(), &c->d_mp, count * 34);
+    if (!err) err = hbs_gpu_alloc(hbs_cli_first_gpu(), &c->d_off, count * sizeof *off);
+    if (!err) err = hbs_gpu_alloc(hbs_cli_first_gpu(), &c->d_len, count * sizeof *len);
+    if (!err) err = hbs_gpu_alloc(hbs_cli_first_gpu(), &c->d_pks, count * 2 * f->n);
+    if (!err) err = hbs_gpu_alloc(hbs_cli_first_gpu(), &c->d_res, count * sizeof(int));
+    if (!err) err = hbs_gpu_copy_to(hbs_cli_first_gpu(), c->d_sigs, f->sigs, count * f->sb);
+    if (!err) err = hbs_gpu_copy_to(hbs_cli_first_gpu(), c->d_mp, f->mprime, count * 34);
+    if (!err) err = hbs_gpu_copy_to(hbs_cli_first_gpu(), c->d_off, off, count * sizeof *off);
+    if (!err) err = hbs_gpu_copy_to(hbs_cli_first_gpu(), c->d_len, len, count * sizeof *len);
+    if (!err) err = hbs_gpu_copy_to(hbs_cli_first_gpu(), c->d_pks, f->pks, count * 2 * f->n);
     free(off);
     free(len);
     return err;
@@ -188,12 +189,12 @@ static int device_upload(call_ctx *c)
 
 static void device_free(call_ctx *c)
 {
-    hbs_gpu_free(0, c->d_sigs);
-    hbs_gpu_free(0, c->d_mp);
-    hbs_gpu_free(0, c->d_off);
-    hbs_gpu_free(0, c->d_len);
-    hbs_gpu_free(0, c->d_pks);
-    hbs_gpu_free(0, c->d_res);
+    hbs_gpu_free(hbs_cli_first_gpu(), c->d_sigs);
+    hbs_gpu_free(hbs_cli_first_gpu(), c->d_mp);
+    hbs_gpu_free(hbs_cli_first_gpu(), c->d_off);
+    hbs_gpu_free(hbs_cli_first_gpu(), c->d_len);
+    hbs_gpu_free(hbs_cli_first_gpu(), c->d_pks);
+    hbs_gpu_free(hbs_cli_first_gpu(), c->d_res);
 }
 
 /* A warm-up call, then `runs` timed ones. */
@@ -284,10 +285,10 @@ int hbs_cli_gpu_bench(const hbs_slhdsa_params *const *algs, size_t nalgs, const 
                       const char *json)
 {
     char gpu[256];
-    const int ngpus = hbs_gpu_device_count();
+    const int ngpus = hbs_gpu_devices_used(NULL, 0);
     if (ngpus == 0)
         return hbs_cli_error("bench --gpu", "%s", hbs_strerror(HBS_ERR_NO_GPU));
-    if (hbs_gpu_device_name(0, gpu, sizeof gpu) != 0)
+    if (hbs_gpu_device_name(hbs_cli_first_gpu(), gpu, sizeof gpu) != 0)
         snprintf(gpu, sizeof gpu, "unknown GPU");
     FILE *out = json && hbs_cli_is_std(json) ? stderr : stdout;
     fprintf(out, "hbs %s bench --gpu\n", hbs_version());
@@ -359,7 +360,7 @@ int hbs_cli_gpu_bench(const hbs_slhdsa_params *const *algs, size_t nalgs, const 
                 /* the figures only count if every signature was accepted */
                 int *res = malloc(c.batch * sizeof *res);
                 if (plan[i].fn == call_verify_device && res)
-                    err = hbs_gpu_copy_from(0, res, c.d_res, c.batch * sizeof *res);
+                    err = hbs_gpu_copy_from(hbs_cli_first_gpu(), res, c.d_res, c.batch * sizeof *res);
                 else if (res)
                     memcpy(res, f.results, c.batch * sizeof *res);
                 for (size_t k = 0; !err && res && k < c.batch; k++)

@@ -1,13 +1,14 @@
 /* `hbs sign` over many files: SLH-DSA in batches on the CPU (every core) or the GPU, and
- * stateful keys one index after another. Every signature is verified on the CPU before it
- * is written: a faulty one can leak secret key material, and the CPU check is independent
- * of the GPU that made it. */
+ * stateful keys one index after another on the CPU or in batches on the GPU. Every
+ * signature is verified on the CPU before it is written: a faulty one can leak secret key
+ * material, and the CPU check is independent of the GPU that made it. */
 #include "batch.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/pool.h"
 #include "hbs/gpu.h"
 #include "stateful.h"
 
@@ -313,6 +314,67 @@ static int stateful_sign_one(hbs_stateful_key *k, const uint8_t *pk, size_t pkle
     return rc;
 }
 
+/* The CPU's verdicts on a batch of stateful signatures, over every core. */
+typedef struct {
+    hbs_stateful_family family;
+    const uint8_t *pk;
+    size_t pklen, sb;
+    const batch *b;
+} stateful_check;
+
+static void stateful_check_one(void *arg, size_t i)
+{
+    const stateful_check *c = arg;
+    c->b->results[i] = hbs_stateful_verify(c->family, c->pk, c->pklen, c->b->msgs[i],
+                                           c->b->lens[i], c->b->sigs + i * c->sb, c->sb);
+}
+
+/* GPU batches of a->batch messages: each batch's indices are given up by the key file
+ * (written, fsynced, renamed) inside hbs_gpu_stateful_sign_many before it signs; the
+ * signatures are verified on the CPU, then written. *done counts the files written. */
+static int stateful_sign_gpu(hbs_stateful_key *k, const uint8_t *pk, size_t pklen,
+                             const hbs_cli_batch_args *a, double *sign_time, size_t *done)
+{
+    const hbs_cli_files *f = a->files;
+    const size_t max = f->count < a->batch ? f->count : a->batch, sb = hbs_stateful_sig_bytes(k);
+    batch b;
+    int rc = batch_alloc(&b, max, sb, 1);
+    while (rc == HBS_CLI_OK && *done < f->count) {
+        rc = batch_read(&b, f, *done, max);
+        if (rc != HBS_CLI_OK)
+            break;
+        double t0 = hbs_cli_now();
+        int err = hbs_gpu_stateful_sign_many(k, b.sigs, max * sb, (const uint8_t *const *)b.msgs,
+                                             b.lens, b.count);
+        *sign_time += hbs_cli_now() - t0;
+        if (err == HBS_ERR_GPU)
+            rc = hbs_cli_error("--gpu", "%s; nothing of this batch written",
+                               hbs_gpu_last_error());
+        else if (err == HBS_ERR_IO)
+            rc = hbs_cli_error(a->key_path, "cannot advance the key state (%s); nothing of "
+                                            "this batch signed", strerror(errno));
+        else if (err)
+            rc = hbs_cli_error("sign", "%s", hbs_strerror(err));
+        if (rc != HBS_CLI_OK)
+            break;
+        stateful_check c = {hbs_stateful_key_family(k), pk, pklen, sb, &b};
+        hbs_parallel_for(b.count, stateful_check_one, &c);
+        for (size_t i = 0; i < b.count && rc == HBS_CLI_OK; i++)
+            if (b.results[i] != HBS_OK)
+                rc = hbs_cli_error(f->msgs[*done + i], "the new signature does not verify "
+                                   "(hardware fault?); nothing of this batch written");
+        const size_t base = *done;
+        for (size_t i = 0; i < b.count && rc == HBS_CLI_OK; i++)
+            if ((rc = write_sig(f->sigs[base + i], b.sigs + i * sb, sb, a->replace)) ==
+                HBS_CLI_OK)
+                (*done)++;
+        hbs_memzero(b.sigs, max * sb);
+        batch_clear(&b);
+    }
+    batch_free(&b, max, 1);
+    return rc;
+}
+
 int hbs_cli_stateful_sign_many(const char *sk_path, const hbs_cli_batch_args *a,
                                unsigned long reserve)
 {
@@ -338,14 +400,19 @@ int hbs_cli_stateful_sign_many(const char *sk_path, const hbs_cli_batch_args *a,
         rc = hbs_cli_error(sk_path, "%s", hbs_strerror(err));
     if (rc == HBS_CLI_OK && !(sig = malloc(hbs_stateful_sig_bytes(k))))
         rc = hbs_cli_error("sign", "out of memory");
-    for (; rc == HBS_CLI_OK && done < f->count; done++)
-        rc = stateful_sign_one(k, pk, pklen, sig, f->msgs[done], f->sigs[done], a, &sign_time);
-    if (rc && done > 0)
-        done--;
+    if (rc == HBS_CLI_OK && a->gpu) {
+        rc = stateful_sign_gpu(k, pk, pklen, a, &sign_time, &done);
+    } else {
+        for (; rc == HBS_CLI_OK && done < f->count; done++)
+            rc = stateful_sign_one(k, pk, pklen, sig, f->msgs[done], f->sigs[done], a,
+                                   &sign_time);
+        if (rc && done > 0)
+            done--;
+    }
     hbs_stateful_close(k);
     free(sig);
     if (a->verbose)
         report("sign", a, done, sign_time, hbs_cli_now() - start,
-               "signing, one index after another");
+               a->gpu ? "signing in batches" : "signing, one index after another");
     return rc;
 }

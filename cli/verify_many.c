@@ -1,12 +1,12 @@
-/* `hbs verify` over many files: each message against its signature file, SLH-DSA in
- * batches on the CPU (every core) or the GPU, stateful schemes one after another. One line
- * (or JSON object) per file, in the order given; an unreadable file is reported and the
- * others are still checked. */
+/* `hbs verify` over many files: each message against its signature file, in batches on
+ * the CPU (every core) or the GPU. One line (or JSON object) per file, in the order given;
+ * an unreadable file is reported and the others are still checked. */
 #include "batch.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/pool.h"
 #include "hbs/gpu.h"
 #include "stateful.h"
 
@@ -135,19 +135,64 @@ static int verify_slhdsa(batch *b, size_t count, const verify_options *o, const 
     return HBS_CLI_OK;
 }
 
-static void verify_stateful(batch *b, size_t count, const verify_options *o,
-                            const hbs_key *pk)
+/* The CPU verifier over every core (items marked unreadable skipped). */
+typedef struct {
+    const batch *b;
+    const verify_options *o;
+    const hbs_key *pk;
+} stateful_job;
+
+static void verify_stateful_one(void *arg, size_t i)
 {
-    for (size_t i = 0; i < count; i++) {
-        item *it = &b->items[i];
-        if (it->v == ST_ERROR)
-            continue;
-        if (hbs_stateful_verify(o->family, pk->bytes, pk->len, it->msg, it->msglen, it->sig,
-                                it->siglen) != HBS_OK) {
-            it->v = ST_INVALID;
-            snprintf(it->reason, sizeof it->reason, "signature does not match");
+    const stateful_job *j = arg;
+    item *it = &j->b->items[i];
+    if (it->v == ST_ERROR)
+        return;
+    j->b->results[i] = hbs_stateful_verify(j->o->family, j->pk->bytes, j->pk->len, it->msg,
+                                           it->msglen, it->sig, it->siglen);
+}
+
+static int verify_stateful(batch *b, size_t count, const verify_options *o, const hbs_key *pk,
+                           int gpu)
+{
+    size_t m = 0;
+    if (gpu) {
+        const size_t pklen = pk->len;
+        for (size_t i = 0; i < count; i++) {
+            item *it = &b->items[i];
+            if (it->v == ST_ERROR)
+                continue;
+            b->sigs[m] = it->sig;
+            b->siglens[m] = it->siglen;
+            b->msgs[m] = it->msg;
+            b->msglens[m] = it->msglen;
+            b->index[m++] = i;
         }
+        if (m == 0)
+            return HBS_CLI_OK;
+        b->pks[0] = pk->bytes;
+        int err = hbs_gpu_stateful_verify_many(o->family, b->results, b->sigs, b->siglens,
+                                               b->msgs, b->msglens, m, b->pks, &pklen, 1);
+        if (err == HBS_ERR_GPU)
+            return hbs_cli_error("--gpu", "%s", hbs_gpu_last_error());
+        if (err && err != HBS_ERR_VERIFY_FAILED)
+            return hbs_cli_error("--gpu", "%s", hbs_strerror(err));
+    } else {
+        /* (the CPU's verdicts go to the items' own slots) */
+        stateful_job j = {b, o, pk};
+        hbs_parallel_for(count, verify_stateful_one, &j);
+        for (size_t i = 0; i < count; i++)
+            if (b->items[i].v != ST_ERROR)
+                b->index[m++] = i;
     }
+    for (size_t k = 0; k < m; k++) {
+        item *it = &b->items[b->index[k]];
+        if (b->results[gpu ? k : b->index[k]] == HBS_OK)
+            continue;
+        it->v = ST_INVALID;
+        snprintf(it->reason, sizeof it->reason, "signature does not match");
+    }
+    return HBS_CLI_OK;
 }
 
 /* A JSON string: quotes, backslashes and control characters escaped; other bytes as they
@@ -242,7 +287,7 @@ int hbs_cli_verify_many(const hbs_key *pk, const hbs_cli_batch_args *a)
         if (o.p)
             rc = verify_slhdsa(&b, count, &o, pk, a->gpu);
         else
-            verify_stateful(&b, count, &o, pk);
+            rc = verify_stateful(&b, count, &o, pk, a->gpu);
         engine += hbs_cli_now() - t0;
         for (size_t i = 0; i < count; i++) {
             if (rc == HBS_CLI_OK) {

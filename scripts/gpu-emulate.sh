@@ -13,14 +13,15 @@
 # the kernels' logic and the host drivers without a GPU (not what only the hardware or its
 # compiler does). Last, tests/gpu_emu/spread_test.cpp checks how work is cut into parts, and
 # the tests run again on three emulated GPUs (HBS_EMU_DEVICES=3) with every batch and key
-# generation spread over them however small (HBS_GPU_SPLIT_MIN=1).
+# generation spread over them however small (HBS_GPU_SPLIT_MIN=1). The command-line tool is
+# linked the same way for cli/stateful_many (hbs sign|verify --gpu with a stateful key).
 # Environment: BUILD (default build-emu), HBS_VECTORS.
 set -eu
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build-emu}
 CXX=${CXX:-g++}
 cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DHBS_NO_CUDA=ON >/dev/null
-cmake --build "$BUILD" -j "$(nproc 2>/dev/null || echo 2)" --target hbs hbs_tests >/dev/null
+cmake --build "$BUILD" -j "$(nproc 2>/dev/null || echo 2)" --target hbs hbs_cli hbs_tests >/dev/null
 emu=$BUILD/gpu-emu
 mkdir -p "$emu"
 # kernel<<<grid, block, ...>>>(args); -> one call per thread, blockIdx.x numbering them
@@ -43,12 +44,20 @@ cp "$BUILD/libhbs.a" "$emu/libhbs.a"
 objcopy -W hbs_gpu_stateful_verify_many -W hbs_gpu_stateful_verify_device \
     -W hbs_gpu_stateful_sign_many -W hbs_gpu_leaf_engine -W hbs_gpu_device_name \
     -W hbs_gpu_device_count -W hbs_gpu_last_error -W hbs_gpu_stateful_keygen \
+    -W hbs_gpu_use_devices -W hbs_gpu_devices_used \
     -W hbs_gpu_alloc -W hbs_gpu_free -W hbs_gpu_copy_to -W hbs_gpu_copy_from "$emu/libhbs.a"
 # shellcheck disable=SC2046
 $CXX -o "$emu/hbs_tests" $(find "$BUILD/CMakeFiles/hbs_tests.dir" -name '*.o') \
     "$emu/stateful_verify.o" "$emu/stateful_sign.o" "$emu/xmss_sign.o" "$emu/lms_sign.o" \
     "$emu/glue.o" "$emu/libhbs.a" -lm -lpthread
+# and the command-line tool on the same emulated GPUs, for its stateful --gpu paths
+# shellcheck disable=SC2046
+$CXX -o "$emu/hbs" $(find "$BUILD/CMakeFiles/hbs_cli.dir" -name '*.o') \
+    "$emu/stateful_verify.o" "$emu/stateful_sign.o" "$emu/xmss_sign.o" "$emu/lms_sign.o" \
+    "$emu/glue.o" "$emu/libhbs.a" -lm -lpthread
 status=0
+echo "== hbs sign|verify --gpu with a stateful key, on the emulated GPU =="
+HBS_BIN="$emu/hbs" "$emu/hbs_tests" cli/stateful_many || status=1
 for mode in default lms-on-cpu; do
     case $mode in
     default) env_set= ;;
@@ -79,7 +88,8 @@ echo "== three emulated GPUs: the parts, and batches and keys spread over them =
 $CXX $flags -include tests/gpu_emu/shim.h tests/gpu_emu/spread_test.cpp -o "$emu/spread_test" \
     -lpthread
 HBS_EMU_DEVICES=3 "$emu/spread_test" || status=1
-HBS_EMU_DEVICES=3 HBS_GPU_SPLIT_MIN=1 "$emu/hbs_tests" gpu_stateful/verify_many \
-    gpu_stateful/verify_device gpu_stateful/sign_many gpu_stateful/sign_many_cache \
-    gpu_stateful/lms gpu_stateful/hss || status=1
+HBS_EMU_DEVICES=3 HBS_GPU_SPLIT_MIN=1 HBS_BIN="$emu/hbs" "$emu/hbs_tests" \
+    gpu_stateful/verify_many gpu_stateful/verify_device gpu_stateful/sign_many \
+    gpu_stateful/sign_many_cache gpu_stateful/lms gpu_stateful/hss cli/stateful_many ||
+    status=1
 exit $status

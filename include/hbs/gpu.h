@@ -34,6 +34,10 @@ HBS_API const char *hbs_gpu_last_error(void);
  * visible GPU when count is 0. Process-wide; not to be called while a batch runs. */
 HBS_API HBS_WARN_UNUSED_RESULT int hbs_gpu_use_devices(const int *devices, size_t count);
 
+/* The GPUs in use, as CUDA ordinals: up to cap of them into devices (may be NULL when cap
+ * is 0); returns how many there are (0 without a GPU). */
+HBS_API int hbs_gpu_devices_used(int *devices, size_t cap);
+
 /* Gives back what the library keeps on the GPUs between calls: pooled device memory and
  * pinned host buffers (wiped first, as they may have held secrets), streams, events and
  * captured graphs. Later calls set them up again. For the end of a program (so that leak
@@ -140,7 +144,7 @@ HBS_API HBS_WARN_UNUSED_RESULT int hbs_gpu_copy_from(int device, void *dst, cons
 
 /* ---- stateful keys (LMS/HSS, XMSS/XMSS^MT): key generation --------------------------------
  * hbs_stateful_keygen_ex (hbs/stateful.h) with the leaves of every tree (at least 32 of them)
- * computed on the first GPU in use: same arguments, same contract, and the same public key
+ * computed on the GPUs in use (a big key's leaves shared among them): same arguments, same contract, and the same public key
  * and key file byte for byte. The CPU still builds the trees and the traversal state from
  * the leaves and writes the file. progress is called as the leaves come in. */
 HBS_API HBS_WARN_UNUSED_RESULT int hbs_gpu_stateful_keygen(const char *alg, const char *path,
@@ -158,7 +162,8 @@ HBS_API HBS_WARN_UNUSED_RESULT int hbs_gpu_stateful_keygen(const char *alg, cons
  * HBS_ERR_VERIFY_FAILED: malformed lengths, types and indices are judged on the host as the
  * CPU verifier judges them). Returns HBS_OK if all are valid, HBS_ERR_VERIFY_FAILED if any
  * is not, or another HBS_ERR_* code (results are then all HBS_ERR_VERIFY_FAILED). Work goes
- * to the first GPU in use in chunks whose copies overlap the kernels of the previous one.
+ * to the GPUs in use (a big batch in one part a GPU), on each in chunks whose copies overlap
+ * the kernels of the previous one.
  * HBS_GPU_LMS_VERIFY=0 in the environment has LMS/HSS items verified by the CPU verifier
  * inside this call instead (same verdicts). */
 HBS_API HBS_WARN_UNUSED_RESULT int hbs_gpu_stateful_verify_many(
@@ -185,8 +190,8 @@ HBS_API HBS_WARN_UNUSED_RESULT int hbs_gpu_stateful_verify_device(
  * hbs_stateful_sig_bytes(key) bytes, packed; sigcap is its size): byte for byte what count
  * calls of hbs_stateful_sign would give. The key file gives up all count indices first
  * (written, fsynced, renamed, as hbs_stateful_sign does) and only then is anything signed.
- * The one-time signatures and the trees of the batch's layers are computed on the first GPU
- * in use; keys whose trees are too tall to build per batch (a tree over 2^16 leaves, or
+ * The one-time signatures and the trees of the batch's layers are computed on the GPUs in
+ * use (a big batch in parts of whole bottom trees, one a GPU); keys whose trees are too tall to build per batch (a tree over 2^16 leaves, or
  * more leaves than 64 per signature) are signed by the CPU code instead, with the same
  * result. On any failure after the reservation, every signature is zeroed and the indices
  * stay used. HBS_ERR_KEY_EXHAUSTED when fewer than count indices are left (nothing changes). */

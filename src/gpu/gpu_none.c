@@ -17,6 +17,13 @@ int hbs_gpu_device_name(int device, char *name, size_t namelen)
 
 const char *hbs_gpu_last_error(void) { return ""; }
 
+int hbs_gpu_devices_used(int *devices, size_t cap)
+{
+    (void)devices;
+    (void)cap;
+    return 0;
+}
+
 int hbs_gpu_use_devices(const int *devices, size_t count)
 {
     (void)devices;

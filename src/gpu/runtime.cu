@@ -192,6 +192,15 @@ extern "C" int hbs_gpu_use_devices(const int *devices, size_t count)
     return HBS_OK;
 }
 
+extern "C" int hbs_gpu_devices_used(int *devices, size_t cap)
+{
+    std::vector<device_ctx *> &v = devices_in_use();
+    std::lock_guard<std::mutex> g(registry_lock);
+    for (size_t i = 0; i < v.size() && i < cap && devices; i++)
+        devices[i] = v[i]->ordinal;
+    return (int)v.size();
+}
+
 extern "C" int hbs_gpu_alloc(int device, void **out, size_t bytes)
 {
     if (!out)

@@ -1203,7 +1203,7 @@ static const char *sig_of(const char *msg)
     static char bufs[8][4300];
     static unsigned next;
     char *b = bufs[next++ % 8];
-    snprintf(b, sizeof bufs[0], "%s.sig", msg);
+    snprintf(b, sizeof bufs[0], "%.4290s.sig", msg);
     return b;
 }
 
@@ -1425,7 +1425,7 @@ static void test_verify_many(void)
 }
 
 /* Many files under a stateful key: consecutive indices, one state update, all or nothing
- * when the key runs short, and no GPU path. */
+ * when the key runs short, and GPU batches. */
 static void test_stateful_many(void)
 {
     if (!binary_present())
@@ -1478,14 +1478,60 @@ static void test_stateful_many(void)
     CHECK_INT(run_hbs(NULL, info, "key", "info", "-s", st, "--json", NULL), 0);
     CHECK_INT(info_field(info, "next_index"), 7);
 
-    /* no GPU path for stateful keys: an error, whatever the machine; =auto uses the CPU */
-    CHECK_INT(run_hbs(NULL, NULL, "sign", "-s", st, "--gpu", names[0], NULL), 2);
-    check_error_line("--gpu with a stateful key");
-    CHECK(stderr_has("no GPU path"));
-    CHECK(!file_exists(sig_of(names[0])));
-    CHECK_INT(run_hbs(NULL, NULL, "verify", "-p", pub, "--gpu", m[0], NULL), 2);
-    CHECK_INT(run_hbs(NULL, NULL, "sign", "-s", st, "--gpu=auto", names[0], NULL), 0);
-    CHECK_INT(run_hbs(NULL, NULL, "verify", "-p", pub, "--gpu=auto", names[0], NULL), 0);
+    /* --gpu: without a GPU an error that spends nothing (=auto uses the CPU); with one (or
+     * the emulated ones of scripts/gpu-emulate.sh), GPU batches of --batch 2 take the next
+     * indices in order, verified by the CPU and the GPU verifier */
+    if (hbs_gpu_device_count() == 0) {
+        CHECK_INT(run_hbs(NULL, NULL, "sign", "-s", st, "--gpu", names[0], NULL), 2);
+        check_error_line("--gpu with a stateful key and no GPU");
+        CHECK(stderr_has("no CUDA GPU"));
+        CHECK(!file_exists(sig_of(names[0])));
+        CHECK_INT(run_hbs(NULL, NULL, "verify", "-p", pub, "--gpu", m[0], NULL), 2);
+        CHECK_INT(run_hbs(NULL, info, "key", "info", "-s", st, "--json", NULL), 0);
+        CHECK_INT(info_field(info, "next_index"), 7);
+        CHECK_INT(run_hbs(NULL, NULL, "sign", "-s", st, "--gpu=auto", names[0], names[1],
+                          names[2], NULL), 0);
+    } else {
+        CHECK_INT(run_hbs(NULL, NULL, "sign", "-s", st, "--gpu", "--batch", "2", names[0],
+                          names[1], names[2], NULL), 0);
+        CHECK_INT(run_hbs(NULL, out, "verify", "-p", pub, "--gpu", names[0], names[1],
+                          names[2], NULL), 0);
+        /* a message under another's signature: invalid on the GPU too */
+        CHECK_INT(run_hbs(NULL, out, "verify", "-p", pub, "--gpu", "-m", names[3], "-x",
+                          sig_of(names[2]), NULL), 1);
+        /* --gpu-devices: the GPUs by number, each once, and only those there */
+        CHECK_INT(run_hbs(NULL, out, "verify", "-p", pub, "--gpu", "--gpu-devices", "0",
+                          names[0], names[1], NULL), 0);
+        static const char *const bad[] = {"0,0", "x", "0,", "-1", "4000", ""};
+        for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+            CHECK_INT(run_hbs(NULL, NULL, "sign", "-s", st, "--gpu", "--gpu-devices", bad[i],
+                              names[3], NULL), 2);
+            check_error_line("--gpu-devices with a bad list");
+            CHECK(stderr_has("--gpu-devices"));
+        }
+        CHECK(!file_exists(sig_of(names[3])));
+    }
+    /* --gpu-devices without --gpu: an error, nothing signed */
+    CHECK_INT(run_hbs(NULL, NULL, "sign", "-s", st, "--gpu-devices", "0", "-m", names[3], "-x",
+                      sig_of(names[3]), NULL), 2);
+    check_error_line("--gpu-devices without --gpu");
+    CHECK(stderr_has("applies with --gpu only"));
+    CHECK(!file_exists(sig_of(names[3])));
+    CHECK_INT(run_hbs(NULL, NULL, "verify", "-p", pub, "--gpu-devices", "0", m[0], NULL), 2);
+    CHECK_INT(run_hbs(NULL, NULL, "bench", "--gpu-devices", "0", NULL), 2);
+    CHECK_INT(run_hbs(NULL, NULL, "keygen", "-a", stateful_algs[0], "-s", in_dir(d, "k2.state"),
+                      "-p", in_dir(d, "k2.pub"), "--gpu-devices", "0", NULL), 2);
+    CHECK(!file_exists(in_dir(d, "k2.state")));
+    for (int i = 0; i < 3; i++) {
+        uint8_t *s = read_bytes(sig_of(names[i]), NULL);
+        CHECK_MSG(s && s[4] == 0 && s[5] == 0 && s[6] == 0 && s[7] == 7 + i,
+                  "%s signed with index %d", names[i], s ? s[7] : -1);
+        free(s);
+    }
+    CHECK_INT(run_hbs(NULL, info, "key", "info", "-s", st, "--json", NULL), 0);
+    CHECK_INT(info_field(info, "next_index"), 10);
+    CHECK_INT(run_hbs(NULL, out, "verify", "-p", pub, "--gpu=auto", names[0], names[1],
+                      names[2], NULL), 0);
 }
 
 /* help shows the many-file forms; the old -x forms keep their exact output. */

@@ -19,7 +19,30 @@ extern "C" {
 #include "xmss/params.h"
 }
 
-extern "C" int hbs_gpu_device_count(void) { return (int)hbs_gpu::devices_in_use().size(); }
+extern "C" int hbs_gpu_device_count(void) { return (int)hbs_gpu::emu_devices().size(); }
+
+extern "C" int hbs_gpu_devices_used(int *devices, size_t cap)
+{
+    const std::vector<hbs_gpu::device_ctx *> &v = hbs_gpu::devices_in_use();
+    for (size_t i = 0; i < v.size() && i < cap && devices; i++)
+        devices[i] = v[i]->ordinal;
+    return (int)v.size();
+}
+
+extern "C" int hbs_gpu_use_devices(const int *devices, size_t count)
+{
+    std::vector<hbs_gpu::device_ctx *> chosen;
+    for (size_t i = 0; i < count; i++) {
+        hbs_gpu::device_ctx *d = hbs_gpu::device_by_ordinal(devices[i]);
+        for (hbs_gpu::device_ctx *c : chosen)
+            d = c == d ? nullptr : d;
+        if (!d)
+            return HBS_ERR_INVALID_ARGUMENT;
+        chosen.push_back(d);
+    }
+    hbs_gpu::devices_in_use() = count ? chosen : hbs_gpu::emu_devices();
+    return HBS_OK;
+}
 extern "C" const char *hbs_gpu_last_error(void) { return ""; }
 
 extern "C" int hbs_gpu_alloc(int device, void **out, size_t bytes)

@@ -88,9 +88,11 @@ struct device_ctx {
     uint64_t tree_tick = 0;
     tree_fill fill;
 };
-static inline std::vector<device_ctx *> &devices_in_use()
+/* every emulated GPU; devices_in_use() starts as all of them (hbs_gpu_use_devices in
+ * tests/gpu_emu/glue.cpp chooses) */
+static inline const std::vector<device_ctx *> &emu_devices()
 {
-    static std::vector<device_ctx *> v = [] {
+    static const std::vector<device_ctx *> v = [] {
         const char *e = getenv("HBS_EMU_DEVICES");
         const int n = e && atoi(e) > 0 && atoi(e) <= 16 ? atoi(e) : 1;
         std::vector<device_ctx *> r;
@@ -102,9 +104,14 @@ static inline std::vector<device_ctx *> &devices_in_use()
     }();
     return v;
 }
+static inline std::vector<device_ctx *> &devices_in_use()
+{
+    static std::vector<device_ctx *> v = emu_devices();
+    return v;
+}
 static inline device_ctx *device_by_ordinal(int ordinal)
 {
-    std::vector<device_ctx *> &v = devices_in_use();
+    const std::vector<device_ctx *> &v = emu_devices();
     return ordinal >= 0 && (size_t)ordinal < v.size() ? v[(size_t)ordinal] : nullptr;
 }
 /* fresh buffers are filled with 0xee, so a read of what was never copied shows */
