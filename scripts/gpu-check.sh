@@ -1,7 +1,8 @@
 #!/bin/sh
 # GPU check, for a machine with an NVIDIA GPU: builds hbs with CUDA for sm_80, sm_86, sm_89
 # and sm_90 (Release, in build-gpu/), runs the GPU tests and a quick CPU sanity check, runs
-# the GPU benchmark, and keeps the results:
+# the GPU benchmark (where several GPUs are visible, also on GPU 0 alone against all of them),
+# and keeps the results:
 #   bench/results/gpu-<gpu name>.log    everything printed
 #   bench/results/gpu-<gpu name>.json   the benchmark records (hbs bench --json schema, plus
 #                                       "mode" and "efficiency")
@@ -78,6 +79,21 @@ check() {
     run "$BUILD/hbs" bench --gpu --stateful --ops keygen -a XMSS-SHA2_20_256 \
         -a LMS_SHA256_M32_H20/LMOTS_SHA256_N32_W8 -a LMS_SHA256_M32_H25/LMOTS_SHA256_N32_W8 \
         --iterations 1 || status=1
+    ngpu=$(nvidia-smi -L | grep -c '^GPU')
+    if [ "$ngpu" -gt 1 ]; then
+        echo
+        echo "== several GPUs: the same work on GPU 0 alone, then on all $ngpu =="
+        # (the GPU tests above ran on all of them: every batch spread)
+        for devs in 0 "$(seq -s, 0 $((ngpu - 1)))"; do
+            run "$BUILD/hbs" bench --gpu --gpu-devices "$devs" --modes batch \
+                -a SLH-DSA-SHA2-128f -a SLH-DSA-SHA2-128s || status=1
+            run "$BUILD/hbs" bench --gpu --gpu-devices "$devs" --stateful \
+                -a XMSSMT-SHA2_20/2_256 -a XMSS-SHA2_16_256 --iterations 3 || status=1
+            run "$BUILD/hbs" bench --gpu --gpu-devices "$devs" --stateful --ops keygen \
+                -a XMSS-SHA2_20_256 -a LMS_SHA256_M32_H20/LMOTS_SHA256_N32_W8 \
+                --iterations 1 || status=1
+        done
+    fi
     echo
     echo "gpu-check: $( [ $status = 0 ] && echo passed || echo FAILED )"
     return $status

@@ -593,6 +593,9 @@ static void test_gpu_misuse(void)
     if (!have_gpu()) {
         CHECK_INT(hbs_gpu_slhdsa_sign_many(p, sig, m, l, 1, NULL, 0, HBS_PREHASH_NONE, sk, 1,
                                            NULL), HBS_ERR_NO_GPU);
+        int none = 0;
+        CHECK_INT(hbs_gpu_use_devices(&none, 1), HBS_ERR_NO_GPU);
+        CHECK_INT(hbs_gpu_devices_used(NULL, 0), 0);
         return;
     }
     CHECK_INT(hbs_gpu_slhdsa_sign_many(p, sig, m, l, 1, NULL, 3, HBS_PREHASH_NONE, sk, 1, NULL),
@@ -605,9 +608,15 @@ static void test_gpu_misuse(void)
               HBS_ERR_INVALID_ARGUMENT);
     CHECK_INT(hbs_gpu_slhdsa_sign_many(NULL, sig, m, l, 1, NULL, 0, HBS_PREHASH_NONE, sk, 1,
                                        NULL), HBS_ERR_INVALID_ARGUMENT);
-    int dev = 0;
+    int dev = 0, used[64], twice[2] = {0, 0}, beyond = hbs_gpu_device_count();
     CHECK_INT(hbs_gpu_use_devices(&dev, 1), 0);
+    CHECK_INT(hbs_gpu_devices_used(used, 64), 1);
+    CHECK_INT(used[0], 0);
+    CHECK_INT(hbs_gpu_use_devices(twice, 2), HBS_ERR_INVALID_ARGUMENT);
+    CHECK_INT(hbs_gpu_use_devices(&beyond, 1), HBS_ERR_INVALID_ARGUMENT);
+    CHECK_INT(hbs_gpu_devices_used(used, 64), 1); /* a refused choice changes nothing */
     CHECK_INT(hbs_gpu_use_devices(NULL, 0), 0);
+    CHECK_INT(hbs_gpu_devices_used(NULL, 0), hbs_gpu_device_count());
     char name[128];
     CHECK_INT(hbs_gpu_device_name(0, name, sizeof name), 0);
     test_note("GPU 0: %s; %d GPU(s)", name, hbs_gpu_device_count());
