@@ -255,27 +255,25 @@ __global__ void xmss_chains_sha256(xmss_args x, x256_mid mid, uint8_t *vals)
 __global__ void __launch_bounds__(X256_LT_THREADS)
     xmss_ltree_sha256(xmss_args x, x256_mid mid, const uint8_t *vals, uint8_t *out)
 {
-    __shared__ uint32_t nodew[X256_LT_NODEW], prep[X256_LT_PREPW];
     const uint32_t total = x.ntrees * x.count, P = x256_lt_pack(x.len), g0 = blockIdx.x * P;
     if (g0 >= total)
         return;
     const uint32_t leaves = total - g0 < P ? total - g0 : P;
-    const uint8_t *src = vals + (uint64_t)g0 * x.len * 32;
-    for (uint32_t k = threadIdx.x; k < leaves * x.len * 8; k += blockDim.x)
-        nodew[k] = be32(src + 4 * k);
-    __syncthreads();
-    x256_ltree_packed(nodew, prep, mid.prf, x.len, leaves, [&](uint32_t p, uint32_t a[8]) {
-        const uint32_t g = g0 + p, k = g / x.count;
-        a[0] = x.layer[k];
-        a[1] = (uint32_t)(x.tree[k] >> 32);
-        a[2] = (uint32_t)x.tree[k];
-        a[3] = 1;
-        a[4] = x.first + g % x.count;
-        a[5] = a[6] = a[7] = 0;
-    });
-    for (uint32_t p = threadIdx.x; p < leaves; p += blockDim.x)
-        for (int k = 0; k < 8; k++)
-            put_be32(out + (uint64_t)(g0 + p) * 32 + 4 * k, nodew[p * x.len * 8 + k]);
+    x256_ltree_block(
+        vals + (uint64_t)g0 * x.len * 32, x.len, leaves, mid.prf,
+        [&](uint32_t p, uint32_t a[8]) {
+            const uint32_t g = g0 + p, k = g / x.count;
+            a[0] = x.layer[k];
+            a[1] = (uint32_t)(x.tree[k] >> 32);
+            a[2] = (uint32_t)x.tree[k];
+            a[3] = 1;
+            a[4] = x.first + g % x.count;
+            a[5] = a[6] = a[7] = 0;
+        },
+        [&](uint32_t p, const uint32_t *root) {
+            for (int k = 0; k < 8; k++)
+                put_be32(out + (uint64_t)(g0 + p) * 32 + 4 * k, root[k]);
+        });
 }
 
 /* The L-tree of one leaf per thread, in place over its chain ends: for big slices, where

@@ -270,29 +270,11 @@ static __device__ __noinline__ void sf_compress256(uint32_t st[8], uint32_t w[16
 }
 
 /* SHA-256 with n = 32 in registers: every PRF starts from the midstate of
- * toByte(3, 32) || PUB_SEED, every PRF_keygen from that of toByte(4, 32) || SK_SEED. */
+ * toByte(3, 32) || PUB_SEED, every PRF_keygen from that of toByte(4, 32) || SK_SEED (both
+ * made by the host, x256_host_midstate, and passed to the kernels). */
 struct x256_mid {
     uint32_t prf[8], keygen[8];
 };
-
-__device__ __forceinline__ void x256_midstates(x256_mid *m, const xmss_args &x)
-{
-    uint32_t w[16];
-    for (int k = 0; k < 7; k++)
-        w[k] = 0;
-    w[7] = 3;
-    for (int k = 0; k < 8; k++)
-        w[8 + k] = be32(x.pub_seed + 4 * k);
-    sha256_iv(m->prf);
-    sf_compress256(m->prf, w);
-    for (int k = 0; k < 7; k++)
-        w[k] = 0;
-    w[7] = 4;
-    for (int k = 0; k < 8; k++)
-        w[8 + k] = be32(x.sk_seed + 4 * k);
-    sha256_iv(m->keygen);
-    sf_compress256(m->keygen, w);
-}
 
 /* The compression of the register hashes below: out of line (one copy per kernel, which
  * compiles and caches well), or inline with INL (a step's independent PRFs can then
@@ -556,6 +538,24 @@ __device__ __forceinline__ void x256_ltree_packed(uint32_t *nodew, uint32_t *pre
         off += cnt;
         l -= par;
     }
+}
+
+/* A block's L-trees (x256_ltree_packed) from global memory: the chain ends of `leaves`
+ * consecutive leaves at vals (len * 32 bytes a leaf), leaves at most x256_lt_pack(len);
+ * root(p, w) takes leaf p's root (8 words). For the kernels of key generation and of the
+ * batch signer, which differ only in the address and where the root goes. */
+template <typename Addr, typename Root>
+__device__ __forceinline__ void x256_ltree_block(const uint8_t *vals, uint32_t len,
+                                                 uint32_t leaves, const uint32_t mid[8],
+                                                 const Addr &addr, const Root &root)
+{
+    __shared__ uint32_t nodew[X256_LT_NODEW], prep[X256_LT_PREPW];
+    for (uint32_t k = threadIdx.x; k < leaves * len * 8; k += blockDim.x)
+        nodew[k] = be32(vals + 4 * k);
+    __syncthreads();
+    x256_ltree_packed(nodew, prep, mid, len, leaves, addr);
+    for (uint32_t p = threadIdx.x; p < leaves; p += blockDim.x)
+        root(p, (const uint32_t *)(nodew + p * len * 8));
 }
 
 /* The SHA-256 state after the block toByte(tag, 32) || seed (32 bytes), on the host: the

@@ -155,14 +155,14 @@ static size_t xf_levels_scratch(unsigned H, uint64_t ntrees)
 
 /* The inner levels of trees [ka, kb) of f, their leaves in place in nodes, on stream st
  * (lvp: xf_levels_scratch bytes for kb - ka trees). */
-static void xf_levels(xf_args &f, uint64_t ka, uint64_t kb, uint8_t *nodes, uint32_t *lvp,
-                      cudaStream_t st)
+static void xf_levels(xf_args &f, const x256_mid &mid, uint64_t ka, uint64_t kb, uint8_t *nodes,
+                      uint32_t *lvp, cudaStream_t st)
 {
     const unsigned H = f.h;
     const uint32_t nt = (uint32_t)(kb - ka);
     f.k0 = (uint32_t)ka;
     if (H <= SFS_LEVELS_BLOCK_H) {
-        xf_levels_prep_sha256<<<sfs_blocks((uint64_t)nt * ((1u << H) - 1)), SFS_THREADS, 0, st>>>(f, nt, lvp);
+        xf_levels_prep_sha256<<<sfs_blocks((uint64_t)nt * ((1u << H) - 1)), SFS_THREADS, 0, st>>>(f, mid, nt, lvp);
         /* the lower half of the levels a block per subtree, then the upper half */
         const unsigned zm = H / 2 > 0 ? H / 2 : H;
         xf_levels_block_sha256<<<(unsigned)((uint64_t)nt << (H - zm)), zm > 1 ? 1u << (zm - 1) : 1u, 0, st>>>(f, nt, nodes, lvp, 1, zm);
@@ -170,7 +170,7 @@ static void xf_levels(xf_args &f, uint64_t ka, uint64_t kb, uint8_t *nodes, uint
             xf_levels_block_sha256<<<nt, H - zm > 6 ? 512u : 32u, 0, st>>>(f, nt, nodes, lvp, zm + 1, H);
     } else {
         for (unsigned z = 1; z <= H; z++)
-            xf_level_sha256<<<sfs_blocks((uint64_t)nt << (H - z)), SFS_THREADS, 0, st>>>(f, nt, z, nodes);
+            xf_level_sha256<<<sfs_blocks((uint64_t)nt << (H - z)), SFS_THREADS, 0, st>>>(f, mid, nt, z, nodes);
     }
 }
 
@@ -336,7 +336,7 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
             } else {
                 /* level 0 from the chain ends into dlt, then back and forth with dvals */
                 uint32_t *in = dlt[q], *out = (uint32_t *)dvals[q];
-                xf_ltree_l0_sha256<<<sfs_blocks(f.leaves * lt_s), SFS_THREADS, 0, st>>>(f, dvals[q], dlt[q], dprep[q], dnodes);
+                xf_ltree_l0_sha256<<<sfs_blocks(f.leaves * lt_s), SFS_THREADS, 0, st>>>(f, xmid, dvals[q], dlt[q], dprep[q], dnodes);
                 uint32_t l = lt_s, u0 = 0;
                 while (l > 1) {
                     xf_ltree_up_sha256<<<sfs_blocks(f.leaves * (l / 2 + (l & 1))), SFS_THREADS, 0, st>>>(f, in, out, dprep[q], l, u0, dnodes);
@@ -348,7 +348,7 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
                 }
             }
         }
-        xf_levels(f, ka, kb, dnodes, dlvp[q], st);
+        xf_levels(f, xmid, ka, kb, dnodes, dlvp[q], st);
     };
     /* the signatures bottom tree k (k < nbottom) makes: [first, second) of the batch's */
     auto sigs_of = [&](uint64_t k) {
@@ -363,7 +363,7 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
     auto make = [&](uint64_t ka, uint64_t kb, cudaStream_t st, int q) {
         const uint64_t ke = kb < nup ? kb : nup; /* the roots that upper jobs sign */
         if (ka < ke)
-            xf_upper_prep<<<sfs_blocks((ke - ka) * len * 15), SFS_THREADS, 0, st>>>(f, (uint32_t)ka, (uint32_t)(ke - ka), dupp + ka * len * 15 * 16);
+            xf_upper_prep<<<sfs_blocks((ke - ka) * len * 15), SFS_THREADS, 0, st>>>(f, xmid, (uint32_t)ka, (uint32_t)(ke - ka), dupp + ka * len * 15 * 16);
         for (uint64_t k = ka; k < kb && !err;) {
             if (!hit[k]) {
                 uint64_t kr = k;
@@ -387,7 +387,7 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
                     xs_prep_sha256<<<(unsigned)(ib - ia), 256, 0, st>>>(f.x, xmid, jb, (uint32_t)(ib - ia), dsprep[q]);
                     xs_sign_prepped_sha256<<<sfs_blocks((uint64_t)(ib - ia) * len), SFS_THREADS, 0, st>>>(f.x, xmid, jb, (uint32_t)(ib - ia), dsprep[q], dsig + ia * len * 32);
                 } else {
-                    xmss_wots_sign_sha256<<<sfs_blocks((uint64_t)(ib - ia) * len), SFS_THREADS, 0, st>>>(f.x, jb, (uint32_t)(ib - ia), dsig + ia * len * 32);
+                    xmss_wots_sign_sha256<<<sfs_blocks((uint64_t)(ib - ia) * len), SFS_THREADS, 0, st>>>(f.x, xmid, jb, (uint32_t)(ib - ia), dsig + ia * len * 32);
                 }
             }
             k++;
@@ -417,7 +417,7 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
             j.leaf = u.job_leaf;
             j.tree = u.job_tree;
             j.digits = u.job_digits;
-            xf_upper_sign<<<sfs_blocks((ke - ka) * len), SFS_THREADS, 0, st>>>(f, j, (uint32_t)ka, u.njobs, dupp + ka * len * 15 * 16, djobs + j_sig + ka * len * 32);
+            xf_upper_sign<<<sfs_blocks((ke - ka) * len), SFS_THREADS, 0, st>>>(f, xmid, j, (uint32_t)ka, u.njobs, dupp + ka * len * 15 * 16, djobs + j_sig + ka * len * 32);
         }
     };
     cudaStream_t st[2] = {d->stream, d->side};
@@ -676,6 +676,12 @@ int xmss_batch(device_ctx *d, const hbs_leaf_engine *e, const uint8_t *st, size_
         x.len = (uint32_t)len;
         ots.resize(njobs * len * n);
         const uint32_t nj = (uint32_t)njobs;
+        x256_mid xmid;
+        memset(&xmid, 0, sizeof xmid);
+        if (n == 32) {
+            x256_host_midstate(xmid.prf, 3, pub_seed);
+            x256_host_midstate(xmid.keygen, 4, sk_seed);
+        }
         err = run_jobs(d, packed.data(), total, ots.size(), ots.data(),
                        [&](uint8_t *dj, uint8_t *dout) {
                            xs_jobs j;
@@ -685,7 +691,7 @@ int xmss_batch(device_ctx *d, const hbs_leaf_engine *e, const uint8_t *st, size_
                            j.digits = dj + a_dig;
                            const unsigned b = sfs_blocks((uint64_t)nj * len);
                            if (p->func == XMSS_FUNC_SHA256 && n == 32)
-                               xmss_wots_sign_sha256<<<b, SFS_THREADS, 0, d->stream>>>(x, j, nj, dout);
+                               xmss_wots_sign_sha256<<<b, SFS_THREADS, 0, d->stream>>>(x, xmid, j, nj, dout);
                            else if (p->func == XMSS_FUNC_SHA256)
                                xmss_wots_sign_generic<SF_SHA256><<<b, SFS_THREADS, 0, d->stream>>>(x, j, nj, dout);
                            else if (p->func == XMSS_FUNC_SHA512)
@@ -696,6 +702,7 @@ int xmss_batch(device_ctx *d, const hbs_leaf_engine *e, const uint8_t *st, size_
                                xmss_wots_sign_generic<SF_SHAKE256><<<b, SFS_THREADS, 0, d->stream>>>(x, j, nj, dout);
                        });
         hbs_memzero(&x, sizeof x);
+        hbs_memzero(&xmid, sizeof xmid);
         tm.mark("one-time signatures");
     }
     /* assembly: idx || r || per layer, WOTS+ signature || authentication path */
@@ -776,8 +783,11 @@ void tree_cache_keep_xmss(device_ctx *d, const hbs_xmss_leaf_job *jobs, size_t n
     f.layer = (const uint32_t *)dup;
     f.tree = (const uint64_t *)(dup + a_tree);
     f.h = H;
+    x256_mid mid;
+    memset(&mid, 0, sizeof mid);
+    x256_host_midstate(mid.prf, 3, jobs[0].pub_seed);
     if (ok)
-        xf_levels(f, 0, njobs, dnodes, dlvp, d->stream);
+        xf_levels(f, mid, 0, njobs, dnodes, dlvp, d->stream);
     std::vector<const uint8_t *> src;
     for (size_t i = 0; i < d->fill.e.size(); i++)
         src.push_back(dnodes + which[i] * tn * 32);

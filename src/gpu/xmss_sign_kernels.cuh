@@ -70,13 +70,9 @@ __global__ void xmss_wots_sign_generic(xmss_args x, xs_jobs j, uint32_t njobs, u
 }
 
 /* SHA-256 with n = 32, in registers, from the key's PRF and PRF_keygen midstates. */
-__global__ void xmss_wots_sign_sha256(xmss_args x, xs_jobs j, uint32_t njobs, uint8_t *out)
+__global__ void xmss_wots_sign_sha256(xmss_args x, x256_mid mid, xs_jobs j, uint32_t njobs, uint8_t *out)
 {
-    __shared__ x256_mid mid;
     const uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (threadIdx.x == 0)
-        x256_midstates(&mid, x);
-    __syncthreads();
     if (t >= (uint64_t)njobs * x.len)
         return;
     const uint32_t k = (uint32_t)(t / x.len), i = (uint32_t)(t % x.len);
@@ -338,30 +334,21 @@ __device__ __forceinline__ void xf_lt_leaf(const xf_args &f, uint64_t g, const u
 __global__ void __launch_bounds__(X256_LT_THREADS)
     xf_ltree_packed_sha256(xf_args f, x256_mid mid, const uint8_t *vals, uint8_t *nodes)
 {
-    __shared__ uint32_t nodew[X256_LT_NODEW], prep[X256_LT_PREPW];
     const uint32_t len = f.x.len, P = x256_lt_pack(len);
     const uint64_t g0 = (uint64_t)blockIdx.x * P;
     if (g0 >= f.leaves)
         return;
     const uint32_t leaves = f.leaves - g0 < P ? (uint32_t)(f.leaves - g0) : P;
-    const uint8_t *src = vals + g0 * len * 32;
-    for (uint32_t k = threadIdx.x; k < leaves * len * 8; k += blockDim.x)
-        nodew[k] = be32(src + 4 * k);
-    __syncthreads();
-    x256_ltree_packed(nodew, prep, mid.prf, len, leaves,
-                      [&](uint32_t p, uint32_t a[8]) { xf_lt_addr(f, g0 + p, a); });
-    for (uint32_t p = threadIdx.x; p < leaves; p += blockDim.x)
-        xf_lt_leaf(f, g0 + p, nodew + p * len * 8, nodes);
+    x256_ltree_block(
+        vals + g0 * len * 32, len, leaves, mid.prf,
+        [&](uint32_t p, uint32_t a[8]) { xf_lt_addr(f, g0 + p, a); },
+        [&](uint32_t p, const uint32_t *root) { xf_lt_leaf(f, g0 + p, root, nodes); });
 }
 
-__global__ void xf_ltree_l0_sha256(xf_args f, const uint8_t *vals, uint32_t *out,
+__global__ void xf_ltree_l0_sha256(xf_args f, x256_mid mid, const uint8_t *vals, uint32_t *out,
                                    uint32_t *prep, uint8_t *nodes)
 {
-    __shared__ x256_mid mid;
     const uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (threadIdx.x == 0)
-        x256_midstates(&mid, f.x);
-    __syncthreads();
     const uint32_t len = f.x.len, P = len / 2, S = xf_lt_stride(len), U = xf_lt_upper(len);
     if (t >= f.leaves * S)
         return;
@@ -447,13 +434,9 @@ __global__ void xf_ltree_up_sha256(xf_args f, const uint32_t *in, uint32_t *out,
 }
 
 /* Level z (>= 1) of ntrees trees (from f.k0 on) from level z - 1: one thread per node. */
-__global__ void xf_level_sha256(xf_args f, uint32_t ntrees, uint32_t z, uint8_t *nodes)
+__global__ void xf_level_sha256(xf_args f, x256_mid mid, uint32_t ntrees, uint32_t z, uint8_t *nodes)
 {
-    __shared__ x256_mid mid;
     const uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (threadIdx.x == 0)
-        x256_midstates(&mid, f.x);
-    __syncthreads();
     const uint32_t per_log = f.h - z;
     if (t >= ((uint64_t)ntrees << per_log))
         return;
@@ -484,13 +467,9 @@ __global__ void xf_level_sha256(xf_args f, uint32_t ntrees, uint32_t z, uint8_t 
  * ntrees trees from f.k0 on, to prep ((2^h - 1) * 24 words a tree, level by level): a
  * thread a node, over the whole GPU (inside the levels kernel below, one SM did all of a
  * tree's: 0.22 ms for ten levels on the H200). */
-__global__ void xf_levels_prep_sha256(xf_args f, uint32_t ntrees, uint32_t *prep)
+__global__ void xf_levels_prep_sha256(xf_args f, x256_mid mid, uint32_t ntrees, uint32_t *prep)
 {
-    __shared__ x256_mid mid;
     const uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (threadIdx.x == 0)
-        x256_midstates(&mid, f.x);
-    __syncthreads();
     const uint32_t inner = (1u << f.h) - 1;
     if (t >= (uint64_t)ntrees * inner)
         return;
@@ -630,13 +609,9 @@ __device__ __forceinline__ void x256_sign_prepped(uint8_t *out, const uint32_t k
  * they are built (a job's position is its tree's); then, once the roots are signed into
  * digits, each chain alone with one serial compression a step (a thread a chain doing all
  * four took 0.25 ms on the H200 for 17 jobs: latency alone). */
-__global__ void xf_upper_prep(xf_args f, uint32_t k0, uint32_t njobs, uint32_t *prep)
+__global__ void xf_upper_prep(xf_args f, x256_mid mid, uint32_t k0, uint32_t njobs, uint32_t *prep)
 {
-    __shared__ x256_mid mid;
     const uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (threadIdx.x == 0)
-        x256_midstates(&mid, f.x);
-    __syncthreads();
     if (t >= (uint64_t)njobs * f.x.len * 15)
         return;
     const uint32_t k = k0 + (uint32_t)(t / (f.x.len * 15)),
@@ -658,14 +633,10 @@ __global__ void xf_upper_prep(xf_args f, uint32_t k0, uint32_t njobs, uint32_t *
 
 /* A thread per chain of the upper jobs of trees [k0, k0 + njobs): the secret, then its
  * digit's steps from prep (job-relative, as xf_upper_prep wrote it); out by job, k0 first. */
-__global__ void xf_upper_sign(xf_args f, xs_jobs j, uint32_t k0, uint32_t njobs,
+__global__ void xf_upper_sign(xf_args f, x256_mid mid, xs_jobs j, uint32_t k0, uint32_t njobs,
                               const uint32_t *prep, uint8_t *out)
 {
-    __shared__ x256_mid mid;
     const uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (threadIdx.x == 0)
-        x256_midstates(&mid, f.x);
-    __syncthreads();
     if (t >= (uint64_t)njobs * f.x.len)
         return;
     const uint32_t k = k0 + (uint32_t)(t / f.x.len), i = (uint32_t)(t % f.x.len);
