@@ -94,11 +94,11 @@ static void item_read(item *it, const char *msg_path, const char *sig_path)
     hbs_cli_error(bad, "%s", strerror(e));
 }
 
-static int verify_slhdsa(batch *b, size_t count, const verify_options *o, const hbs_key *pk,
-                         int gpu)
+/* The readable items of the batch's first count into the library's arrays, all under pk:
+ * how many there are. */
+static size_t gather(batch *b, size_t count, const uint8_t *pk)
 {
     size_t m = 0;
-    const size_t want = hbs_slhdsa_sig_bytes(o->p);
     for (size_t i = 0; i < count; i++) {
         item *it = &b->items[i];
         if (it->v == ST_ERROR)
@@ -107,9 +107,16 @@ static int verify_slhdsa(batch *b, size_t count, const verify_options *o, const 
         b->siglens[m] = it->siglen;
         b->msgs[m] = it->msg;
         b->msglens[m] = it->msglen;
-        b->pks[m] = pk->bytes;
+        b->pks[m] = pk;
         b->index[m++] = i;
     }
+    return m;
+}
+
+static int verify_slhdsa(batch *b, size_t count, const verify_options *o, const hbs_key *pk,
+                         int gpu)
+{
+    const size_t want = hbs_slhdsa_sig_bytes(o->p), m = gather(b, count, pk->bytes);
     if (m == 0)
         return HBS_CLI_OK;
     int err = gpu ? hbs_gpu_slhdsa_verify_many(o->p, b->results, b->sigs, b->siglens, b->msgs,
@@ -135,42 +142,28 @@ static int verify_slhdsa(batch *b, size_t count, const verify_options *o, const 
     return HBS_CLI_OK;
 }
 
-/* The CPU verifier over every core (items marked unreadable skipped). */
+/* The CPU verifier over every core. */
 typedef struct {
     const batch *b;
-    const verify_options *o;
-    const hbs_key *pk;
+    hbs_stateful_family family;
+    size_t pklen;
 } stateful_job;
 
-static void verify_stateful_one(void *arg, size_t i)
+static void verify_stateful_one(void *arg, size_t k)
 {
     const stateful_job *j = arg;
-    item *it = &j->b->items[i];
-    if (it->v == ST_ERROR)
-        return;
-    j->b->results[i] = hbs_stateful_verify(j->o->family, j->pk->bytes, j->pk->len, it->msg,
-                                           it->msglen, it->sig, it->siglen);
+    const batch *b = j->b;
+    b->results[k] = hbs_stateful_verify(j->family, b->pks[k], j->pklen, b->msgs[k],
+                                        b->msglens[k], b->sigs[k], b->siglens[k]);
 }
 
 static int verify_stateful(batch *b, size_t count, const verify_options *o, const hbs_key *pk,
                            int gpu)
 {
-    size_t m = 0;
+    const size_t m = gather(b, count, pk->bytes), pklen = pk->len;
+    if (m == 0)
+        return HBS_CLI_OK;
     if (gpu) {
-        const size_t pklen = pk->len;
-        for (size_t i = 0; i < count; i++) {
-            item *it = &b->items[i];
-            if (it->v == ST_ERROR)
-                continue;
-            b->sigs[m] = it->sig;
-            b->siglens[m] = it->siglen;
-            b->msgs[m] = it->msg;
-            b->msglens[m] = it->msglen;
-            b->index[m++] = i;
-        }
-        if (m == 0)
-            return HBS_CLI_OK;
-        b->pks[0] = pk->bytes;
         int err = hbs_gpu_stateful_verify_many(o->family, b->results, b->sigs, b->siglens,
                                                b->msgs, b->msglens, m, b->pks, &pklen, 1);
         if (err == HBS_ERR_GPU)
@@ -178,16 +171,12 @@ static int verify_stateful(batch *b, size_t count, const verify_options *o, cons
         if (err && err != HBS_ERR_VERIFY_FAILED)
             return hbs_cli_error("--gpu", "%s", hbs_strerror(err));
     } else {
-        /* (the CPU's verdicts go to the items' own slots) */
-        stateful_job j = {b, o, pk};
-        hbs_parallel_for(count, verify_stateful_one, &j);
-        for (size_t i = 0; i < count; i++)
-            if (b->items[i].v != ST_ERROR)
-                b->index[m++] = i;
+        stateful_job j = {b, o->family, pklen};
+        hbs_parallel_for(m, verify_stateful_one, &j);
     }
     for (size_t k = 0; k < m; k++) {
         item *it = &b->items[b->index[k]];
-        if (b->results[gpu ? k : b->index[k]] == HBS_OK)
+        if (b->results[k] == HBS_OK)
             continue;
         it->v = ST_INVALID;
         snprintf(it->reason, sizeof it->reason, "signature does not match");

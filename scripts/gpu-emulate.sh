@@ -7,9 +7,10 @@
 # a copy of the CPU library (tests/gpu_emu/glue.cpp supplies the rest: leaves from the CPU,
 # and key generation through that engine, which fills the signer's tree cache as the GPU's
 # does). Then the GPU tests run against it: gpu_stateful/verify_many and verify_device with
-# LMS/HSS items on the kernels and on the CPU verifier, gpu_stateful/sign_many with and
-# without the fused signing, and fused with each L-tree kernel, with the messages hashed by
-# the host, with the trees built in groups and with no tree kept between calls. It checks
+# LMS/HSS items on the kernels and on the CPU verifier and in chunks of 8 items,
+# gpu_stateful/sign_many with and without the fused signing, and fused with each L-tree
+# kernel, with the messages hashed by the host, with the trees built in groups and with no
+# tree kept between calls. It checks
 # the kernels' logic and the host drivers without a GPU (not what only the hardware or its
 # compiler does). Last, tests/gpu_emu/spread_test.cpp checks how work is cut into parts, and
 # the tests run again on three emulated GPUs (HBS_EMU_DEVICES=3) with every batch and key
@@ -68,6 +69,8 @@ for mode in default lms-on-cpu; do
     env $env_set "$emu/hbs_tests" gpu_stateful/verify_many gpu_stateful/verify_device \
         gpu_stateful/verify_device_misuse || status=1
 done
+echo "== emulated GPU batch verifier: chunks of 8 items (the first of 2) =="
+HBS_GPU_VERIFY_CHUNK=8 "$emu/hbs_tests" gpu_stateful/verify_many || status=1
 echo "== emulated GPU batch signer =="
 "$emu/hbs_tests" gpu_stateful/sign_many gpu_stateful/sign_many_misuse || status=1
 for lt in levels serial; do

@@ -502,34 +502,64 @@ static void host_verify(void *arg, size_t j)
                                         h->msglens[i], h->sigs[i], h->siglens[i]);
 }
 
-/* The jobs of items [from, to) into jobs; items judged on the host get their verdict now,
- * the others HBS_OK until a job says otherwise. */
+/* The parse of a chunk's items over the thread pool, each item's jobs into its own slots
+ * (one job an XMSS item, one a level of an HSS item; 0: the host judges the item). */
+#define SFV_PARSE_BLOCK 256
+struct parse_args {
+    hbs_stateful_family family;
+    const uint8_t *const *sigs, *const *msgs, *const *pks;
+    const size_t *siglens, *msglens, *pklens;
+    size_t npks, from, to;
+    sfv_job *slots; /* HBS_HSS_MAX_LEVELS an item */
+    uint8_t *got;
+};
+
+static void parse_block(void *arg, size_t b)
+{
+    const parse_args *a = (const parse_args *)arg;
+    const size_t end = std::min(a->to, a->from + (b + 1) * SFV_PARSE_BLOCK);
+    for (size_t i = a->from + b * SFV_PARSE_BLOCK; i < end; i++) {
+        const size_t k = a->npks == 1 ? 0 : i, at = i - a->from;
+        sfv_job *lv = a->slots + at * HBS_HSS_MAX_LEVELS;
+        if (a->family == HBS_STATEFUL_HSS)
+            a->got[at] = (uint8_t)(lms_on_gpu() ? hss_parse(lv, (uint32_t)i, a->pks[k],
+                                                            a->pklens[k], a->msgs[i],
+                                                            a->msglens[i], a->sigs[i],
+                                                            a->siglens[i])
+                                                : 0);
+        else
+            a->got[at] = (uint8_t)xmss_parse(lv, (uint32_t)i, a->family == HBS_STATEFUL_XMSSMT,
+                                             a->pks[k], a->pklens[k], a->msgs[i],
+                                             a->msglens[i], a->sigs[i], a->siglens[i]);
+    }
+}
+
+/* The jobs of items [from, to) into jobs, in item order; items judged on the host get their
+ * verdict now, the others HBS_OK until a job says otherwise. slots and got: scratch. */
 static void parse_items(std::vector<sfv_job> &jobs, std::vector<size_t> &on_host,
+                        std::vector<sfv_job> &slots, std::vector<uint8_t> &got,
                         hbs_stateful_family family, int *results, const uint8_t *const *sigs,
                         const size_t *siglens, const uint8_t *const *msgs,
                         const size_t *msglens, const uint8_t *const *pks,
                         const size_t *pklens, size_t npks, size_t from, size_t to)
 {
+    const size_t n = to - from;
     jobs.clear();
     on_host.clear();
+    slots.resize(n * HBS_HSS_MAX_LEVELS);
+    got.resize(n);
+    parse_args pa = {family, sigs, msgs, pks, siglens, msglens, pklens, npks, from, to,
+                     slots.data(), got.data()};
+    hbs_parallel_for((n + SFV_PARSE_BLOCK - 1) / SFV_PARSE_BLOCK, parse_block, &pa);
     for (size_t i = from; i < to; i++) {
-        const size_t k = npks == 1 ? 0 : i;
-        sfv_job lv[HBS_HSS_MAX_LEVELS];
-        unsigned got;
-        if (family == HBS_STATEFUL_HSS)
-            got = lms_on_gpu() ? hss_parse(lv, (uint32_t)i, pks[k], pklens[k], msgs[i],
-                                           msglens[i], sigs[i], siglens[i])
-                               : 0;
-        else
-            got = (unsigned)xmss_parse(lv, (uint32_t)i, family == HBS_STATEFUL_XMSSMT, pks[k],
-                                       pklens[k], msgs[i], msglens[i], sigs[i], siglens[i]);
-        if (got == 0) {
+        const unsigned g = got[i - from];
+        if (g == 0) {
             on_host.push_back(i);
             continue;
         }
         results[i] = HBS_OK;
-        for (unsigned l = 0; l < got; l++)
-            jobs.push_back(lv[l]);
+        for (unsigned l = 0; l < g; l++)
+            jobs.push_back(slots[(i - from) * HBS_HSS_MAX_LEVELS + l]);
     }
     if (!on_host.empty()) {
         host_items h = {family, results, sigs, msgs, pks, siglens, msglens, pklens, npks,
@@ -538,13 +568,14 @@ static void parse_items(std::vector<sfv_job> &jobs, std::vector<size_t> &on_host
     }
 }
 
-/* HBS_GPU_VERIFY_CHUNK=1024..65536 sets the items per chunk (for tuning on other GPUs). */
+/* HBS_GPU_VERIFY_CHUNK=8..65536 sets the items per chunk (for tuning on other GPUs; small
+ * ones put the tests' batches through many chunks). */
 static size_t chunk_items()
 {
     static const size_t items = [] {
         const char *v = getenv("HBS_GPU_VERIFY_CHUNK");
         const long c = v ? atol(v) : 0;
-        return c >= 1024 && c <= 65536 ? (size_t)c : (size_t)SFV_CHUNK_ITEMS;
+        return c >= 8 && c <= 65536 ? (size_t)c : (size_t)SFV_CHUNK_ITEMS;
     }();
     return items;
 }
@@ -571,13 +602,17 @@ static int verify_chunks(device_ctx *d, hbs_stateful_family family, int *results
         st[k].cap = 0;
     }
     size_t scratch_cap[2] = {0, 0};
+    std::vector<sfv_job> slots;
+    std::vector<uint8_t> got;
     const size_t chunk = chunk_items();
-    for (size_t from = 0, c = 0; from < count; from += chunk, c++) {
-        const size_t to = std::min(count, from + chunk);
+    /* the first chunk a quarter of the others: the GPU starts after a quarter of the host's
+     * work for one chunk, and the host packs the next chunk meanwhile */
+    for (size_t from = 0, c = 0, to; from < count; from = to, c++) {
+        to = std::min(count, from + (c == 0 && count > chunk ? chunk / 4 : chunk));
         sfv_stage &s = st[c & 1];
         double t0 = sfv_timing::now();
-        parse_items(jobs, on_host, family, results, sigs, siglens, msgs, msglens, pks, pklens,
-                    npks, from, to);
+        parse_items(jobs, on_host, slots, got, family, results, sigs, siglens, msgs, msglens,
+                    pks, pklens, npks, from, to);
         tm.add(tm.parse, t0);
         t0 = sfv_timing::now();
         if ((err = stage_collect(s, results)))
