@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/pool.h"
 #include "hbs/gpu.h"
 
 int hbs_cli_files_init(hbs_cli_files *f, size_t cap)
@@ -269,6 +270,31 @@ int hbs_cli_gpu_resolve(hbs_cli_gpu_mode *mode, const char *devices)
     fprintf(stderr, "hbs: --gpu=auto: %s; using the CPU\n", why);
     *mode = HBS_CLI_GPU_OFF;
     return HBS_CLI_OK;
+}
+
+typedef struct {
+    hbs_stateful_family family;
+    const uint8_t *pk;
+    size_t pklen;
+    const uint8_t *const *sigs, *const *msgs;
+    const size_t *siglens, *msglens;
+    int *results;
+} stateful_verify_args;
+
+static void stateful_verify_one(void *arg, size_t i)
+{
+    const stateful_verify_args *a = arg;
+    a->results[i] = hbs_stateful_verify(a->family, a->pk, a->pklen, a->msgs[i], a->msglens[i],
+                                        a->sigs[i], a->siglens[i]);
+}
+
+void hbs_cli_stateful_verify_all(hbs_stateful_family family, const uint8_t *pk, size_t pklen,
+                                 const uint8_t *const *sigs, const size_t *siglens,
+                                 const uint8_t *const *msgs, const size_t *msglens,
+                                 size_t count, int *results)
+{
+    stateful_verify_args a = {family, pk, pklen, sigs, msgs, siglens, msglens, results};
+    hbs_parallel_for(count, stateful_verify_one, &a);
 }
 
 int hbs_cli_first_gpu(void)

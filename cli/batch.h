@@ -6,6 +6,7 @@
 #define HBS_CLI_BATCH_H
 
 #include "cli.h"
+#include "hbs/stateful.h"
 
 /* Messages per batch unless --batch says otherwise, and the message bytes a batch stops
  * growing at (a single larger file still makes a batch of one). */
@@ -45,6 +46,13 @@ int hbs_cli_gpu_resolve(hbs_cli_gpu_mode *mode, const char *devices);
 /* --gpu-devices LIST ("0,2"): the CUDA ordinals the GPU work spreads over, each once;
  * a bad list, or a GPU that is not there, is an error (reported). */
 int hbs_cli_gpu_devices(const char *list);
+/* results[i] = hbs_stateful_verify's verdict on sigs[i] over msgs[i] under pk, for every
+ * i < count, over every CPU core. */
+void hbs_cli_stateful_verify_all(hbs_stateful_family family, const uint8_t *pk, size_t pklen,
+                                 const uint8_t *const *sigs, const size_t *siglens,
+                                 const uint8_t *const *msgs, const size_t *msglens,
+                                 size_t count, int *results);
+
 /* The first GPU in use (where device-resident work goes), 0 without one. */
 int hbs_cli_first_gpu(void);
 /* "GPU: NVIDIA H200 (1 in use)" or the CPU backend line, for --verbose. */

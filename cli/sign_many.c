@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/pool.h"
 #include "hbs/gpu.h"
 #include "stateful.h"
 
@@ -314,21 +313,6 @@ static int stateful_sign_one(hbs_stateful_key *k, const uint8_t *pk, size_t pkle
     return rc;
 }
 
-/* The CPU's verdicts on a batch of stateful signatures, over every core. */
-typedef struct {
-    hbs_stateful_family family;
-    const uint8_t *pk;
-    size_t pklen, sb;
-    const batch *b;
-} stateful_check;
-
-static void stateful_check_one(void *arg, size_t i)
-{
-    const stateful_check *c = arg;
-    c->b->results[i] = hbs_stateful_verify(c->family, c->pk, c->pklen, c->b->msgs[i],
-                                           c->b->lens[i], c->b->sigs + i * c->sb, c->sb);
-}
-
 /* GPU batches of a->batch messages: each batch's indices are given up by the key file
  * (written, fsynced, renamed) inside hbs_gpu_stateful_sign_many before it signs; the
  * signatures are verified on the CPU, then written. *done counts the files written. */
@@ -357,8 +341,12 @@ static int stateful_sign_gpu(hbs_stateful_key *k, const uint8_t *pk, size_t pkle
             rc = hbs_cli_error("sign", "%s", hbs_strerror(err));
         if (rc != HBS_CLI_OK)
             break;
-        stateful_check c = {hbs_stateful_key_family(k), pk, pklen, sb, &b};
-        hbs_parallel_for(b.count, stateful_check_one, &c);
+        for (size_t i = 0; i < b.count; i++) {
+            b.sigp[i] = b.sigs + i * sb;
+            b.siglens[i] = sb;
+        }
+        hbs_cli_stateful_verify_all(hbs_stateful_key_family(k), pk, pklen, b.sigp, b.siglens,
+                                    (const uint8_t *const *)b.msgs, b.lens, b.count, b.results);
         for (size_t i = 0; i < b.count && rc == HBS_CLI_OK; i++)
             if (b.results[i] != HBS_OK)
                 rc = hbs_cli_error(f->msgs[*done + i], "the new signature does not verify "

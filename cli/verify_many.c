@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/pool.h"
 #include "hbs/gpu.h"
 #include "stateful.h"
 
@@ -142,21 +141,6 @@ static int verify_slhdsa(batch *b, size_t count, const verify_options *o, const 
     return HBS_CLI_OK;
 }
 
-/* The CPU verifier over every core. */
-typedef struct {
-    const batch *b;
-    hbs_stateful_family family;
-    size_t pklen;
-} stateful_job;
-
-static void verify_stateful_one(void *arg, size_t k)
-{
-    const stateful_job *j = arg;
-    const batch *b = j->b;
-    b->results[k] = hbs_stateful_verify(j->family, b->pks[k], j->pklen, b->msgs[k],
-                                        b->msglens[k], b->sigs[k], b->siglens[k]);
-}
-
 static int verify_stateful(batch *b, size_t count, const verify_options *o, const hbs_key *pk,
                            int gpu)
 {
@@ -171,8 +155,8 @@ static int verify_stateful(batch *b, size_t count, const verify_options *o, cons
         if (err && err != HBS_ERR_VERIFY_FAILED)
             return hbs_cli_error("--gpu", "%s", hbs_strerror(err));
     } else {
-        stateful_job j = {b, o->family, pklen};
-        hbs_parallel_for(m, verify_stateful_one, &j);
+        hbs_cli_stateful_verify_all(o->family, pk->bytes, pklen, b->sigs, b->siglens, b->msgs,
+                                    b->msglens, m, b->results);
     }
     for (size_t k = 0; k < m; k++) {
         item *it = &b->items[b->index[k]];

@@ -316,12 +316,20 @@ struct lsig {
     uint8_t *out; /* q || ots type || C || y || lms type || path */
 };
 
-uint64_t hss_batch_tree(const uint8_t *st, size_t stlen)
+/* The levels of the HSS private state st (its header checked, and room for each level's
+ * types), or 0 if it is not one. */
+static unsigned hss_state_levels(const uint8_t *st, size_t stlen)
 {
     if (stlen < 8 || memcmp(st, "HSSK", 4) != 0 || st[4] != 1 || st[5] < 1 ||
         st[5] > HBS_HSS_MAX_LEVELS || stlen < 8 + 8 * (size_t)st[5])
         return 0;
-    const hbs_lms_type *t = hbs_lms_type_by_code(sget32(st + 8 * (size_t)st[5]));
+    return st[5];
+}
+
+uint64_t hss_batch_tree(const uint8_t *st, size_t stlen)
+{
+    const unsigned L = hss_state_levels(st, stlen);
+    const hbs_lms_type *t = L ? hbs_lms_type_by_code(sget32(st + 8 * (size_t)L)) : nullptr;
     return t ? (uint64_t)1 << t->h : 0;
 }
 
@@ -332,10 +340,7 @@ int hss_batch(device_ctx *d, const hbs_leaf_engine *e, const uint8_t *st, size_t
 {
     hss_view v;
     size_t off;
-    if (stlen < 8 || memcmp(st, "HSSK", 4) != 0 || st[4] != 1)
-        return HBS_ERR_STATE;
-    v.L = st[5];
-    if (v.L < 1 || v.L > HBS_HSS_MAX_LEVELS || stlen < 8 + 8 * (size_t)v.L)
+    if ((v.L = hss_state_levels(st, stlen)) == 0)
         return HBS_ERR_STATE;
     off = 8;
     unsigned maxh = 0, total_h = 0;

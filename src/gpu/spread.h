@@ -104,7 +104,7 @@ struct spread_engine {
     size_t min_part;
 };
 
-static inline const std::vector<part> leaf_parts(const spread_engine *s, size_t count,
+static inline std::vector<part> leaf_parts(const spread_engine *s, size_t count,
                                                  size_t njobs)
 {
     /* (the parts are counted in leaves of all njobs trees: what the GPU's time goes by) */
@@ -120,10 +120,7 @@ static inline int spread_lms_leaves(void *user, const hbs_lms_leaf_job *job, uin
     std::vector<device_ctx *> &gpus = devices_in_use();
     if (gpus.empty())
         return HBS_ERR_NO_GPU;
-    const std::vector<part> parts = leaf_parts(s, count, 1);
-    if (parts.size() <= 1)
-        return s->lms(gpus[0], job, first, count, out);
-    return run_parts(gpus, parts, [&](device_ctx *d, const part &q, size_t) {
+    return run_parts(gpus, leaf_parts(s, count, 1), [&](device_ctx *d, const part &q, size_t) {
         return s->lms(d, job, first + (uint32_t)q.start, q.count, out + q.start * job->n);
     });
 }

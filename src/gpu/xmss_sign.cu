@@ -535,10 +535,15 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
     return err;
 }
 
+/* The set of the XMSS private state st (its header checked), or null if it is not one. */
+static const hbs_xmss_params *xmss_state_params(const uint8_t *st, size_t stlen)
+{
+    return stlen >= 24 && st[5] == 1 ? hbs_xmss_params_by_oid(st[4], sget32(st)) : nullptr;
+}
+
 uint64_t xmss_batch_tree(const uint8_t *st, size_t stlen)
 {
-    const hbs_xmss_params *p =
-        stlen >= 24 && st[5] == 1 ? hbs_xmss_params_by_oid(st[4], sget32(st)) : nullptr;
+    const hbs_xmss_params *p = xmss_state_params(st, stlen);
     return p ? (uint64_t)1 << p->tree_h : 0;
 }
 
@@ -547,10 +552,7 @@ int xmss_batch(device_ctx *d, const hbs_leaf_engine *e, const uint8_t *st, size_
                const size_t *msglens, size_t count, bool with_next, bool *cpu,
                std::vector<xtree> &trees, unsigned *tree_h, size_t *node_n, sign_timer &tm)
 {
-    const hbs_xmss_params *p;
-    if (stlen < 24 || st[5] != 1)
-        return HBS_ERR_STATE;
-    p = hbs_xmss_params_by_oid(st[4], sget32(st));
+    const hbs_xmss_params *p = xmss_state_params(st, stlen);
     if (!p || stlen < 24 + 4 * (size_t)p->n || sget64(st + 8) > first || p->sig_bytes != sb)
         return HBS_ERR_STATE;
     const size_t n = p->n, len = p->len;
