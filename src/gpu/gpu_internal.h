@@ -90,6 +90,10 @@ int leaf_engine_on(device_ctx *d, hbs_leaf_engine *e);
 int dev_buf(device_ctx *d, unsigned slot, size_t bytes, void **out);
 /* Pinned host buffer `slot` of at least `bytes`. */
 int host_buf(device_ctx *d, unsigned slot, size_t bytes, void **out);
+/* Whether dev_buf / host_buf would have to grow slot for bytes (growing synchronizes the
+ * device: a caller with work in flight on another stream waits for it first). */
+bool dev_buf_grows(const device_ctx *d, unsigned slot, size_t bytes);
+bool host_buf_grows(const device_ctx *d, unsigned slot, size_t bytes);
 
 /* Whole trees that key generation made on the GPU (their leaves in device memory at
  * dleaves, job after job), kept for the batch signer when it would look for them

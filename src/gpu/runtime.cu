@@ -117,6 +117,16 @@ int dev_buf(device_ctx *d, unsigned slot, size_t bytes, void **out)
     return 0;
 }
 
+bool dev_buf_grows(const device_ctx *d, unsigned slot, size_t bytes)
+{
+    return d->dev.size() <= slot || d->dev[slot].cap < bytes;
+}
+
+bool host_buf_grows(const device_ctx *d, unsigned slot, size_t bytes)
+{
+    return d->host.size() <= slot || d->host[slot].cap < bytes;
+}
+
 int host_buf(device_ctx *d, unsigned slot, size_t bytes, void **out)
 {
     int err = ensure_stream(d);

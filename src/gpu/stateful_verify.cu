@@ -41,10 +41,11 @@ extern "C" {
 
 namespace hbs_gpu {
 
+/* Chunks in flight, one a stream (at most 3: the device's streams). */
+#define SFV_STAGES 2
 /* Pool slots of this file (stateful.cu uses 48 and 49, the signer 54 .. 69 and 71 .. 73, see
- * stateful_sign.h): staging (host and device) and the kernels' scratch, each + stage (0 or
- * 1). */
-enum { SFV_HOST = 50, SFV_DEV = 50, SFV_SCRATCH = 52 };
+ * stateful_sign.h): staging (host and device) and the kernels' scratch, each + stage. */
+enum { SFV_HOST = 50, SFV_DEV = 50, SFV_SCRATCH = 74 };
 
 /* Items per chunk: small enough that the host packs the next chunk while the GPU works on
  * this one, big enough to fill the GPU (4096 XMSS signatures are 274,432 chains a layer).
@@ -158,7 +159,6 @@ static int xmss_parse(sfv_job *j, uint32_t item, int mt, const uint8_t *pk, size
 struct sfv_stage {
     cudaStream_t stream;
     uint8_t *host, *dev, *scratch;
-    size_t cap;
     std::vector<sfv_job> jobs; /* sorted by set */
     bool busy;
 };
@@ -586,7 +586,7 @@ static int verify_chunks(device_ctx *d, hbs_stateful_family family, int *results
                          const uint8_t *const *pks, const size_t *pklens, size_t npks)
 {
     sfv_timing tm;
-    sfv_stage st[2];
+    sfv_stage st[SFV_STAGES];
     std::vector<sfv_job> jobs;
     std::vector<size_t> on_host;
     void *first_use;
@@ -594,14 +594,13 @@ static int verify_chunks(device_ctx *d, hbs_stateful_family family, int *results
     /* the pools create the streams on first use */
     if ((err = host_buf(d, SFV_HOST, 64, &first_use)))
         return err;
-    st[0].stream = d->stream;
-    st[1].stream = d->side;
-    for (int k = 0; k < 2; k++) {
+    const cudaStream_t streams[3] = {d->stream, d->side, d->copy};
+    static_assert(SFV_STAGES <= 3, "a stream a stage");
+    for (int k = 0; k < SFV_STAGES; k++) {
+        st[k].stream = streams[k];
         st[k].busy = false;
         st[k].host = st[k].dev = st[k].scratch = nullptr;
-        st[k].cap = 0;
     }
-    size_t scratch_cap[2] = {0, 0};
     std::vector<sfv_job> slots;
     std::vector<uint8_t> got;
     const size_t chunk = chunk_items();
@@ -609,7 +608,8 @@ static int verify_chunks(device_ctx *d, hbs_stateful_family family, int *results
      * work for one chunk, and the host packs the next chunk meanwhile */
     for (size_t from = 0, c = 0, to; from < count; from = to, c++) {
         to = std::min(count, from + (c == 0 && count > chunk ? chunk / 4 : chunk));
-        sfv_stage &s = st[c & 1];
+        const unsigned k = (unsigned)(c % SFV_STAGES);
+        sfv_stage &s = st[k];
         double t0 = sfv_timing::now();
         parse_items(jobs, on_host, slots, got, family, results, sigs, siglens, msgs, msglens,
                     pks, pklens, npks, from, to);
@@ -622,25 +622,30 @@ static int verify_chunks(device_ctx *d, hbs_stateful_family family, int *results
             continue;
         s.jobs.swap(jobs);
         const size_t need = stage_bytes(s.jobs), scratch = sort_jobs(s.jobs);
-        if (need > s.cap || scratch > scratch_cap[c & 1]) {
-            /* a buffer may move: nothing of the other stage may be in flight on it */
-            if ((err = stage_collect(st[(c + 1) & 1], results)))
-                return err;
-            if ((err = host_buf(d, SFV_HOST + (c & 1), need, (void **)&s.host)) ||
-                (err = dev_buf(d, SFV_DEV + (c & 1), need, (void **)&s.dev)) ||
-                (err = dev_buf(d, SFV_SCRATCH + (c & 1), scratch, (void **)&s.scratch)))
-                return err;
-            s.cap = std::max(s.cap, need);
-            scratch_cap[c & 1] = std::max(scratch_cap[c & 1], scratch);
+        /* A buffer that grows frees the old one, which waits for the whole device: the other
+         * stages' chunks are collected first. Only then, for the pools keep their buffers
+         * from call to call: waiting here every call (a quarter-size first chunk makes the
+         * next one look bigger) would stall the pipeline each time. */
+        if (host_buf_grows(d, SFV_HOST + k, need) || dev_buf_grows(d, SFV_DEV + k, need) ||
+            dev_buf_grows(d, SFV_SCRATCH + k, scratch)) {
+            t0 = sfv_timing::now();
+            for (sfv_stage &o : st)
+                if ((err = stage_collect(o, results)))
+                    return err;
+            tm.add(tm.wait, t0);
         }
+        if ((err = host_buf(d, SFV_HOST + k, need, (void **)&s.host)) ||
+            (err = dev_buf(d, SFV_DEV + k, need, (void **)&s.dev)) ||
+            (err = dev_buf(d, SFV_SCRATCH + k, scratch, (void **)&s.scratch)))
+            return err;
         t0 = sfv_timing::now();
         if ((err = stage_run(s)))
             return err;
         tm.add(tm.pack, t0);
     }
     const double t0 = sfv_timing::now();
-    for (int k = 0; k < 2; k++)
-        if ((err = stage_collect(st[k], results)))
+    for (sfv_stage &o : st)
+        if ((err = stage_collect(o, results)))
             return err;
     tm.add(tm.wait, t0);
     return HBS_OK;
@@ -684,6 +689,7 @@ extern "C" int hbs_gpu_stateful_verify_many(hbs_stateful_family family, int *res
             /* let nothing of this call run on into the next */
             cudaStreamSynchronize(d->stream);
             cudaStreamSynchronize(d->side);
+            cudaStreamSynchronize(d->copy);
         }
         return r;
     });
