@@ -61,6 +61,8 @@ check() {
     echo "$out"
     echo "$out" | grep -q '^ok .*gpu/' || { echo "gpu-check: no GPU test ran"; status=1; }
     echo "$out" | grep -q '^FAIL' && status=1
+    # hbs sign|verify --gpu with a stateful key: the tool's GPU batches on this GPU
+    run env HBS_BIN="$(cd "$BUILD" && pwd)/hbs" "$BUILD/hbs_tests" cli/stateful_many || status=1
     echo
     echo "== CPU sanity =="
     run "$BUILD/hbs_tests" unit/slhdsa_external unit/slhdsa_batches || status=1
