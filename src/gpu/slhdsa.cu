@@ -2,7 +2,10 @@
  * is by the device-resident entry points) and a host entry point that stages data through
  * pinned buffers, splits the batch over the GPUs in use and copies results back. */
 #include <cuda_runtime.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <algorithm>
 #include <thread>
@@ -255,8 +258,47 @@ static int sign_host(const hbs_slhdsa_params *p, uint8_t *sigs, const uint8_t *c
  * with few signatures per warp, which wastes lanes: verify_kernels.cuh). */
 static size_t verify_part(size_t cnt)
 {
+    /* HBS_GPU_VERIFY_PART=N (at least 256): the part's size, for tuning on other GPUs */
+    static const size_t forced = [] {
+        const char *v = getenv("HBS_GPU_VERIFY_PART");
+        const long n = v ? atol(v) : 0;
+        return n >= 256 ? (size_t)n : (size_t)0;
+    }();
+    if (forced)
+        return std::min(cnt, forced);
     return std::min(cnt, std::max<size_t>((cnt + 3) / 4, 8192));
 }
+
+/* HBS_GPU_VERIFY_TIMING=1: where a batch verification's time goes on the host, one line on
+ * stderr a GPU: staging the messages and keys, gathering the signatures into pinned memory,
+ * waiting for a pinned half to be free, queueing the kernels, waiting for the verdicts. */
+struct verify_timer {
+    bool on = getenv("HBS_GPU_VERIFY_TIMING") != nullptr;
+    double t0 = now(), last = t0, inputs = 0, gather = 0, staged = 0, queue = 0, verdicts = 0;
+    static double now()
+    {
+        struct timespec t;
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+    }
+    void to(double &slot)
+    {
+        if (!on)
+            return;
+        const double t = now();
+        slot += t - last;
+        last = t;
+    }
+    void report(size_t cnt, size_t parts)
+    {
+        if (on)
+            fprintf(stderr,
+                    "gpu slh-dsa verify(%zu, %zu parts): %.3f ms: inputs %.3f, gather %.3f, "
+                    "waiting for a pinned half %.3f, queueing %.3f, waiting for the verdicts "
+                    "%.3f\n",
+                    cnt, parts, now() - t0, inputs, gather, staged, queue, verdicts);
+    }
+};
 
 static int verify_host(const hbs_slhdsa_params *p, int *results, const uint8_t *const *sigs,
                        const size_t *siglens, const uint8_t *const *msgs,
@@ -275,6 +317,7 @@ static int verify_host(const hbs_slhdsa_params *p, int *results, const uint8_t *
         /* the host gathers part c + 1 into one pinned half (on several threads) while part c
          * is copied from the other */
         const size_t part = verify_part(cnt);
+        verify_timer tm;
         if ((err = stage_inputs(d, &in, msgs + start, msglens + start, cnt, ctx, ctxlen, ph,
                                 internal, pks + (npks == 1 ? 0 : start * 2 * n), nk * 2 * n,
                                 nullptr, 0)) ||
@@ -283,11 +326,13 @@ static int verify_host(const hbs_slhdsa_params *p, int *results, const uint8_t *
             (err = dev_buf(d, D_RES, cnt * sizeof(int), (void **)&dres)) ||
             (err = host_buf(d, H_RES, cnt * sizeof(int), (void **)&hres)))
             return err;
+        tm.to(tm.inputs);
         for (size_t off = 0, c = 0; off < cnt; off += part, c++) {
             const size_t m = std::min(part, cnt - off);
             uint8_t *half = hsigs + (c & 1) * part * sb;
             if (c >= 2)
                 HBS_CUDA(cudaEventSynchronize(d->staged[c & 1]));
+            tm.to(tm.staged);
             host_parallel(m, m * sb, [&](size_t lo, size_t hi) {
                 for (size_t i = lo; i < hi; i++) {
                     /* a signature of the wrong length is hashed as zeros, then rejected */
@@ -298,6 +343,7 @@ static int verify_host(const hbs_slhdsa_params *p, int *results, const uint8_t *
                         memset(half + i * sb, 0, sb);
                 }
             });
+            tm.to(tm.gather);
             HBS_CUDA(cudaMemcpyAsync(dsigs + off * sb, half, m * sb, cudaMemcpyHostToDevice,
                                      d->side));
             HBS_CUDA(cudaEventRecord(d->staged[c & 1], d->side));
@@ -308,10 +354,13 @@ static int verify_host(const hbs_slhdsa_params *p, int *results, const uint8_t *
                 (void)cudaStreamSynchronize(d->stream);
                 return err;
             }
+            tm.to(tm.queue);
         }
         HBS_CUDA(cudaMemcpyAsync(hres, dres, cnt * sizeof(int), cudaMemcpyDeviceToHost,
                                  d->stream));
         HBS_CUDA(cudaStreamSynchronize(d->stream));
+        tm.to(tm.verdicts);
+        tm.report(cnt, (cnt + part - 1) / part);
         for (size_t i = 0; i < cnt; i++)
             results[start + i] = siglens[start + i] == sb ? hres[i] : HBS_ERR_VERIFY_FAILED;
         return 0;
