@@ -93,6 +93,12 @@ static int ensure_stream(device_ctx *d)
     return 0;
 }
 
+/* Whether slot of a pool must grow to hold bytes (it is grown on the next request). */
+static bool pool_grows(const std::vector<pool_buf> &v, unsigned slot, size_t bytes)
+{
+    return v.size() <= slot || v[slot].cap < bytes;
+}
+
 int dev_buf(device_ctx *d, unsigned slot, size_t bytes, void **out)
 {
     int err = ensure_stream(d);
@@ -119,12 +125,12 @@ int dev_buf(device_ctx *d, unsigned slot, size_t bytes, void **out)
 
 bool dev_buf_grows(const device_ctx *d, unsigned slot, size_t bytes)
 {
-    return d->dev.size() <= slot || d->dev[slot].cap < bytes;
+    return pool_grows(d->dev, slot, bytes);
 }
 
 bool host_buf_grows(const device_ctx *d, unsigned slot, size_t bytes)
 {
-    return d->host.size() <= slot || d->host[slot].cap < bytes;
+    return pool_grows(d->host, slot, bytes);
 }
 
 int host_buf(device_ctx *d, unsigned slot, size_t bytes, void **out)

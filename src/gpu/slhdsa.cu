@@ -5,13 +5,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <algorithm>
 #include <thread>
 #include <vector>
 
 #include "gpu/gpu_internal.h"
+#include "gpu/host_clock.h"
 #include "gpu/latency.cuh"
 #include "gpu/spread.h"
 #include "gpu/slhdsa_ops.cuh"
@@ -274,18 +274,12 @@ static size_t verify_part(size_t cnt)
  * waiting for a pinned half to be free, queueing the kernels, waiting for the verdicts. */
 struct verify_timer {
     bool on = getenv("HBS_GPU_VERIFY_TIMING") != nullptr;
-    double t0 = now(), last = t0, inputs = 0, gather = 0, staged = 0, queue = 0, verdicts = 0;
-    static double now()
-    {
-        struct timespec t;
-        clock_gettime(CLOCK_MONOTONIC, &t);
-        return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
-    }
+    double t0 = host_ms(), last = t0, inputs = 0, gather = 0, staged = 0, queue = 0, verdicts = 0;
     void to(double &slot)
     {
         if (!on)
             return;
-        const double t = now();
+        const double t = host_ms();
         slot += t - last;
         last = t;
     }
@@ -296,7 +290,7 @@ struct verify_timer {
                     "gpu slh-dsa verify(%zu, %zu parts): %.3f ms: inputs %.3f, gather %.3f, "
                     "waiting for a pinned half %.3f, queueing %.3f, waiting for the verdicts "
                     "%.3f\n",
-                    cnt, parts, now() - t0, inputs, gather, staged, queue, verdicts);
+                    cnt, parts, host_ms() - t0, inputs, gather, staged, queue, verdicts);
     }
 };
 

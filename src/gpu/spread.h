@@ -104,8 +104,7 @@ struct spread_engine {
     size_t min_part;
 };
 
-static inline std::vector<part> leaf_parts(const spread_engine *s, size_t count,
-                                                 size_t njobs)
+static inline std::vector<part> leaf_parts(const spread_engine *s, size_t count, size_t njobs)
 {
     /* (the parts are counted in leaves of all njobs trees: what the GPU's time goes by) */
     const size_t per_leaf = njobs ? njobs : 1;

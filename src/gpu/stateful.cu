@@ -26,6 +26,7 @@
 
 #include "core/leaf_engine.h"
 #include "gpu/gpu_internal.h"
+#include "gpu/host_clock.h"
 #include "gpu/hash.cuh"
 #include "gpu/spread.h"
 #include "gpu/stateful_device.cuh"
@@ -325,11 +326,7 @@ static double keygen_clock_ms()
         const char *v = getenv("HBS_GPU_KEYGEN_TIMING");
         return v && *v && strcmp(v, "0") != 0;
     }();
-    if (!on)
-        return -1;
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+    return on ? host_ms() : -1;
 }
 
 static void keygen_report(const char *what, size_t trees, size_t leaves, double t0)

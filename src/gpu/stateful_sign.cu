@@ -456,10 +456,10 @@ static int sign_many(hbs_stateful_key *key, uint8_t *sigs, size_t sb, const uint
     auto reserve_fn = [&] {
         uint8_t *st2 = NULL;
         size_t len2 = 0;
-        const double t0 = now_ms();
+        const double t0 = host_ms();
         res_err = hbs_stateful_batch_begin(key, count, &res_first, &st2, &len2);
         hbs_stateful_batch_free_state(st2, len2);
-        res_ms = now_ms() - t0;
+        res_ms = host_ms() - t0;
     };
     std::thread reserve;
     try {

@@ -20,6 +20,7 @@
 
 #include "core/leaf_engine.h"
 #include "gpu/gpu_internal.h"
+#include "gpu/host_clock.h"
 #include "hbs/gpu.h"
 #include "hbs/lms.h"
 #include "hbs/stateful.h"
@@ -159,13 +160,6 @@ static inline void par_copy(uint8_t *dst, const uint8_t *src, size_t bytes)
     });
 }
 
-static inline double now_ms()
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 /* HBS_GPU_SIGN_TIMING=1: the time of every phase of a batch, one line on stderr. */
 struct sign_timer {
     bool on = false;
@@ -175,13 +169,13 @@ struct sign_timer {
     {
         const char *v = getenv("HBS_GPU_SIGN_TIMING");
         on = v && *v && strcmp(v, "0") != 0;
-        t0 = last = on ? now_ms() : 0;
+        t0 = last = on ? host_ms() : 0;
     }
     void mark(const char *what)
     {
         if (!on)
             return;
-        const double t = now_ms();
+        const double t = host_ms();
         char b[96];
         snprintf(b, sizeof b, "%s%s %.3f", text.empty() ? "" : ", ", what, t - last);
         text += b;
@@ -199,7 +193,7 @@ struct sign_timer {
     {
         if (on)
             fprintf(stderr, "hbs: gpu sign_many(%zu): %s ms; total %.3f ms%s\n", count,
-                    text.c_str(), now_ms() - t0, err ? " (failed)" : "");
+                    text.c_str(), host_ms() - t0, err ? " (failed)" : "");
     }
 };
 

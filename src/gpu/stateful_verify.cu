@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "gpu/gpu_internal.h"
+#include "gpu/host_clock.h"
 #include "gpu/spread.h"
 #include "gpu/stateful_verify_kernels.cuh"
 #include "hbs/gpu.h"
@@ -191,13 +192,7 @@ struct sfv_timing {
     bool on;
     double parse = 0, pack = 0, wait = 0, start;
     static thread_local double copy; /* the copies of the packing (stage_run) */
-    static double now()
-    {
-        struct timespec t;
-        clock_gettime(CLOCK_MONOTONIC, &t);
-        return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
-    }
-    sfv_timing() : on(getenv("HBS_GPU_VERIFY_TIMING") != nullptr), start(now())
+    sfv_timing() : on(getenv("HBS_GPU_VERIFY_TIMING") != nullptr), start(host_ms())
     {
         const char *v = getenv("HBS_GPU_VERIFY_TIMING");
         phase_on = on && strcmp(v, "2") == 0;
@@ -208,7 +203,7 @@ struct sfv_timing {
     void add(double &slot, double since)
     {
         if (on)
-            slot += now() - since;
+            slot += host_ms() - since;
     }
     ~sfv_timing()
     {
@@ -216,7 +211,7 @@ struct sfv_timing {
             fprintf(stderr,
                     "gpu verify: %.3f ms: parse %.3f, pack %.3f (copies %.3f), waiting for the "
                     "GPU %.3f\n",
-                    now() - start, parse, pack, copy, wait);
+                    host_ms() - start, parse, pack, copy, wait);
         if (phase_on)
             for (int k = 0; k < PH_COUNT; k++)
                 fprintf(stderr, "  gpu %-12s %.3f ms\n", phase_names[k], phase_ms[k]);
@@ -231,7 +226,7 @@ static void phase_mark(cudaStream_t st, int k)
     if (!phase_on)
         return;
     (void)cudaStreamSynchronize(st);
-    const double t = sfv_timing::now();
+    const double t = host_ms();
     if (k >= 0)
         phase_ms[k] += t - last;
     last = t;
@@ -435,9 +430,9 @@ static int stage_run(sfv_stage &s)
     }
     /* the copies into pinned memory are most of the host's work: over the thread pool */
     pack_args pa = {s.jobs.data(), pk, sig, msg, s.host, dev, nj};
-    const double t0 = sfv_timing::now();
+    const double t0 = host_ms();
     hbs_parallel_for((nj + SFV_PACK_BLOCK - 1) / SFV_PACK_BLOCK, pack_block, &pa);
-    sfv_timing::copy += sfv_timing::now() - t0;
+    sfv_timing::copy += host_ms() - t0;
     HBS_CUDA(cudaMemcpyAsync(s.dev, s.host, at, cudaMemcpyHostToDevice, s.stream));
     sfv_jobs dj;
     dj.pk = (const uint8_t *const *)s.dev;
@@ -612,11 +607,11 @@ static int verify_chunks(device_ctx *d, hbs_stateful_family family, int *results
         to = std::min(count, from + (c == 0 && count > chunk ? chunk / 4 : chunk));
         const unsigned k = (unsigned)(c % SFV_STAGES);
         sfv_stage &s = st[k];
-        double t0 = sfv_timing::now();
+        double t0 = host_ms();
         parse_items(jobs, on_host, slots, got, family, results, sigs, siglens, msgs, msglens,
                     pks, pklens, npks, from, to);
         tm.add(tm.parse, t0);
-        t0 = sfv_timing::now();
+        t0 = host_ms();
         if ((err = stage_collect(s, results)))
             return err;
         tm.add(tm.wait, t0);
@@ -630,7 +625,7 @@ static int verify_chunks(device_ctx *d, hbs_stateful_family family, int *results
          * next one look bigger) would stall the pipeline each time. */
         if (host_buf_grows(d, SFV_HOST + k, need) || dev_buf_grows(d, SFV_DEV + k, need) ||
             dev_buf_grows(d, SFV_SCRATCH + k, scratch)) {
-            t0 = sfv_timing::now();
+            t0 = host_ms();
             for (sfv_stage &o : st)
                 if ((err = stage_collect(o, results)))
                     return err;
@@ -640,12 +635,12 @@ static int verify_chunks(device_ctx *d, hbs_stateful_family family, int *results
             (err = dev_buf(d, SFV_DEV + k, need, (void **)&s.dev)) ||
             (err = dev_buf(d, SFV_SCRATCH + k, scratch, (void **)&s.scratch)))
             return err;
-        t0 = sfv_timing::now();
+        t0 = host_ms();
         if ((err = stage_run(s)))
             return err;
         tm.add(tm.pack, t0);
     }
-    const double t0 = sfv_timing::now();
+    const double t0 = host_ms();
     for (sfv_stage &o : st)
         if ((err = stage_collect(o, results)))
             return err;

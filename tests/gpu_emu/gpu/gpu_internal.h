@@ -139,13 +139,17 @@ static inline int host_buf(device_ctx *d, unsigned slot, size_t bytes, void **ou
 {
     return emu_buf(d->host, slot, bytes, out);
 }
+static inline bool emu_grows(const std::vector<pool_buf> &v, unsigned slot, size_t bytes)
+{
+    return v.size() <= slot || v[slot].cap < bytes;
+}
 static inline bool dev_buf_grows(const device_ctx *d, unsigned slot, size_t bytes)
 {
-    return d->dev.size() <= slot || d->dev[slot].cap < bytes;
+    return emu_grows(d->dev, slot, bytes);
 }
 static inline bool host_buf_grows(const device_ctx *d, unsigned slot, size_t bytes)
 {
-    return d->host.size() <= slot || d->host[slot].cap < bytes;
+    return emu_grows(d->host, slot, bytes);
 }
 
 int leaf_engine_on(device_ctx *d, hbs_leaf_engine *e);
