@@ -35,8 +35,9 @@ static const hbs_cli_option options[] = {
     {OPT_GPU, 0, "gpu", NULL, "measure the GPU (CUDA) instead: latency, batches, the cached "
                               "signer, device-resident verification"},
     {OPT_MODES, 0, "modes", "LIST", "with --gpu, the SLH-DSA measurements to make, "
-                                    "comma-separated: latency, batch, signer-cached, device "
-                                    "(default all; fewer make the run shorter)"},
+                                    "comma-separated: latency, batch, signer-cached, device, "
+                                    "pinned (batches with the signatures in page-locked "
+                                    "memory; default all but pinned)"},
     {OPT_STATEFUL, 0, "stateful", NULL, "also measure the stateful schemes' main sets (LMS/HSS, "
                                         "XMSS); -a takes their names too"},
     {OPT_GPU_DEVICES, 0, "gpu-devices", "LIST", "with --gpu: the GPUs to spread batches over, "
@@ -46,8 +47,9 @@ static const hbs_cli_option options[] = {
 
 enum { OP_KEYGEN, OP_SIGN, OP_VERIFY, NUM_OPS };
 static const char *const op_names[NUM_OPS] = {"keygen", "sign", "verify"};
-/* --modes, in the order of the bits HBS_CLI_GPU_LATENCY .. HBS_CLI_GPU_DEVICE */
-static const char *const mode_names[] = {"latency", "batch", "signer-cached", "device"};
+/* --modes, in the order of the bits HBS_CLI_GPU_LATENCY .. HBS_CLI_GPU_PINNED */
+static const char *const mode_names[] = {"latency", "batch", "signer-cached", "device",
+                                         "pinned"};
 
 /* Every sample set has at least this many runs, however slow the operation (s-set signing
  * takes about a second with portable code). */

@@ -393,17 +393,47 @@ out:
     return err;
 }
 
+/* hbs_gpu_stateful_verify_many over the vbatch signatures at sp (all valid): its median ms
+ * into *ms. */
+static int batch_verify_ms(const char *alg, hbs_stateful_family family,
+                           const uint8_t *const *sp, const size_t *slens,
+                           const uint8_t *const *msgs, const size_t *mlens, size_t vbatch,
+                           const uint8_t *pk, size_t pklen, int *res, unsigned long iterations,
+                           double min_time, sample_set *s, double *ms)
+{
+    const uint8_t *pk1 = pk;
+    int err = HBS_OK;
+    s->count = 0;
+    s->start = hbs_cli_now();
+    while (err == HBS_OK && keep_going(s, min_time, iterations)) {
+        double t0 = hbs_cli_now();
+        err = hbs_gpu_stateful_verify_many(family, res, sp, slens, msgs, mlens, vbatch, &pk1,
+                                           &pklen, 1);
+        add_sample(s, t0);
+        if (err == HBS_ERR_VERIFY_FAILED) {
+            size_t bad = 0;
+            for (size_t i = 0; i < vbatch; i++)
+                bad += res[i] != HBS_OK;
+            fprintf(stderr, "hbs: bench: %s: the GPU rejected %zu of %zu valid signatures\n",
+                    alg, bad, vbatch);
+        }
+    }
+    *ms = median_ms(s);
+    return err;
+}
+
 static int gpu_batch_row(const char *alg, const char *path, const char *lock,
                          unsigned long iterations, double min_time, sample_set *s, FILE *out)
 {
     hbs_stateful_key *k = NULL;
-    uint8_t pk[HBS_STATEFUL_MAX_PK_BYTES], *sigs = NULL, *mbuf = NULL;
-    const uint8_t **msgs = NULL, **sp = NULL;
+    uint8_t pk[HBS_STATEFUL_MAX_PK_BYTES], *sigs = NULL, *mbuf = NULL, *psigs = NULL,
+            *pv = NULL;
+    const uint8_t **msgs = NULL, **sp = NULL, **spv = NULL;
     size_t *mlens = NULL, *slens = NULL, pklen = 0, batch = GPU_BATCH, vbatch = GPU_BATCH, sb = 0;
     size_t runs = 0;
-    int *res = NULL, err = HBS_OK, verr;
-    double sign_ms = 0, nosync_ms = 0, verify_ms, device_ms = 0;
-    const uint8_t *pk1 = pk;
+    int *res = NULL, err = HBS_OK;
+    double sign_ms = 0, nosync_ms = 0, pinned_ms = 0, verify_ms = 0, vpinned_ms = 0,
+           device_ms = 0;
 
     /* a key first, for its sizes */
     unlink(path);
@@ -419,6 +449,7 @@ static int gpu_batch_row(const char *alg, const char *path, const char *lock,
     mbuf = malloc(batch * 32);
     msgs = malloc(vbatch * sizeof *msgs);
     sp = malloc(vbatch * sizeof *sp);
+    spv = malloc(vbatch * sizeof *spv);
     mlens = malloc(vbatch * sizeof *mlens);
     slens = malloc(vbatch * sizeof *slens);
     res = malloc(vbatch * sizeof *res);
@@ -437,9 +468,16 @@ static int gpu_batch_row(const char *alg, const char *path, const char *lock,
         slens[i] = sb;
     }
     /* signing as a real signer does (the reservation fsynced), then without the fsync (the
-     * compute alone): the key file is reopened with the other flag */
-    for (int mode = 0; mode < 2 && err == HBS_OK; mode++) {
-        const int flags = mode ? HBS_STATEFUL_NO_SYNC : 0;
+     * compute alone), then fsynced again into page-locked memory (hbs_gpu_host_alloc: the
+     * GPU writes the signatures there itself, no staging copy): the key file is reopened
+     * with each mode's flag */
+    if (hbs_gpu_host_alloc((void **)&psigs, batch * sb) != HBS_OK)
+        psigs = NULL; /* (its column says '-') */
+    for (int mode = 0; mode < 3 && err == HBS_OK; mode++) {
+        const int flags = mode == 1 ? HBS_STATEFUL_NO_SYNC : 0;
+        uint8_t *into = mode == 2 ? psigs : sigs;
+        if (mode == 2 && !psigs)
+            break;
         if (mode) {
             hbs_stateful_close(k);
             k = NULL;
@@ -461,42 +499,43 @@ static int gpu_batch_row(const char *alg, const char *path, const char *lock,
                     break;
             }
             t0 = hbs_cli_now();
-            err = hbs_gpu_stateful_sign_many(k, sigs, batch * sb, msgs, mlens, batch);
+            err = hbs_gpu_stateful_sign_many(k, into, batch * sb, msgs, mlens, batch);
             add_sample(s, t0);
         }
         if (mode == 0) {
             runs = s->count;
             sign_ms = median_ms(s);
-        } else {
+        } else if (mode == 1) {
             nosync_ms = median_ms(s);
+        } else {
+            pinned_ms = median_ms(s);
+            /* (the verification below takes the latest key's signatures) */
+            memcpy(sigs, psigs, batch * sb);
         }
     }
-    s->count = 0;
-    s->start = hbs_cli_now();
-    while (err == HBS_OK && keep_going(s, min_time, iterations)) {
-        double t0 = hbs_cli_now();
-        verr = hbs_gpu_stateful_verify_many(hbs_stateful_key_family(k), res, sp, slens, msgs,
-                                            mlens, vbatch, &pk1, &pklen, 1);
-        add_sample(s, t0);
-        if (verr == HBS_ERR_VERIFY_FAILED) {
-            size_t bad = 0;
-            for (size_t i = 0; i < vbatch; i++)
-                bad += res[i] != HBS_OK;
-            fprintf(stderr, "hbs: bench: %s: the GPU rejected %zu of %zu valid signatures\n",
-                    alg, bad, vbatch);
+    err = batch_verify_ms(alg, hbs_stateful_key_family(k), sp, slens, msgs, mlens, vbatch, pk,
+                          pklen, res, iterations, min_time, s, &verify_ms);
+    /* the same from page-locked memory, the signatures one after another (they go up to the
+     * GPU as they are) */
+    if (err == HBS_OK && hbs_gpu_host_alloc((void **)&pv, vbatch * sb) == HBS_OK && spv) {
+        for (size_t i = 0; i < vbatch; i++) {
+            memcpy(pv + i * sb, sigs + (i % batch) * sb, sb);
+            spv[i] = pv + i * sb;
         }
-        if (verr != HBS_OK)
-            err = verr;
+        err = batch_verify_ms(alg, hbs_stateful_key_family(k), spv, slens, msgs, mlens, vbatch,
+                              pk, pklen, res, iterations, min_time, s, &vpinned_ms);
     }
-    verify_ms = median_ms(s);
     if (err == HBS_OK)
         err = device_verify_ms(alg, sigs, batch, sb, mbuf, pk, pklen, vbatch, iterations,
                                min_time, s, &device_ms);
     if (err == HBS_OK)
-        fprintf(out, "%-64s %7zu %12.3f %12.0f %12.0f %7zu %12.3f %12.0f %12.0f %6zu\n", alg,
-                batch, sign_ms, sign_ms > 0 ? (double)batch / (sign_ms / 1e3) : 0,
-                nosync_ms > 0 ? (double)batch / (nosync_ms / 1e3) : 0, vbatch, verify_ms,
+        fprintf(out,
+                "%-64s %7zu %12.3f %12.0f %12.0f %12.0f %7zu %12.3f %12.0f %12.0f %12.0f %6zu\n",
+                alg, batch, sign_ms, sign_ms > 0 ? (double)batch / (sign_ms / 1e3) : 0,
+                nosync_ms > 0 ? (double)batch / (nosync_ms / 1e3) : 0,
+                pinned_ms > 0 ? (double)batch / (pinned_ms / 1e3) : 0, vbatch, verify_ms,
                 verify_ms > 0 ? (double)vbatch / (verify_ms / 1e3) : 0,
+                vpinned_ms > 0 ? (double)vbatch / (vpinned_ms / 1e3) : 0,
                 device_ms > 0 ? (double)vbatch / (device_ms / 1e3) : 0, runs);
     fflush(out);
 out:
@@ -504,6 +543,9 @@ out:
     unlink(path);
     unlink(lock);
     free(sigs);
+    hbs_gpu_host_free(psigs);
+    hbs_gpu_host_free(pv);
+    free(spv);
     free(mbuf);
     free(msgs);
     free(sp);
@@ -595,12 +637,14 @@ int hbs_cli_bench_stateful_gpu(const char *const *algs, size_t nalgs, int do_key
                      "hbs_gpu_stateful_verify_many per batch of 16,384 (the signed batch "
                      "repeated where the key has fewer); median ms and per second; "
                      "'nosync/s' signs with the key file opened HBS_STATEFUL_NO_SYNC (the "
-                     "compute without the fsync); 'device/s' verifies the same batch with "
+                     "compute without the fsync); 'pinned/s' signs with the fsync into "
+                     "page-locked memory from hbs_gpu_host_alloc, 'vpinned/s' verifies "
+                     "from there; 'device/s' verifies the same batch with "
                      "hbs_gpu_stateful_verify_device, its data already on the GPU\n",
                 gpu);
-        fprintf(out, "%-64s %7s %12s %12s %12s %7s %12s %12s %12s %6s\n", "algorithm",
-                "batch", "sign ms", "sign/s", "nosync/s", "vbatch", "verify ms", "verify/s",
-                "device/s", "runs");
+        fprintf(out, "%-64s %7s %12s %12s %12s %12s %7s %12s %12s %12s %12s %6s\n",
+                "algorithm", "batch", "sign ms", "sign/s", "nosync/s", "pinned/s", "vbatch",
+                "verify ms", "verify/s", "vpinned/s", "device/s", "runs");
     }
     for (size_t i = 0; err == HBS_OK && do_batches && i < nalgs; i++)
         err = gpu_batch_row(algs[i], path, lock, iterations, min_time, &s, out);

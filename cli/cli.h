@@ -184,9 +184,10 @@ extern const hbs_cli_command hbs_cli_cmd_bench;
 /* `hbs bench --gpu`: the sets algs[0..nalgs), the operations with ops[op] set (0 keygen,
  * 1 sign, 2 verify); batch > 1 overrides the batch sizes, iterations > 0 the number of
  * timed runs; json as for bench. */
-/* The GPU bench's measurements (--modes): a bit each, HBS_CLI_GPU_MODES all of them. */
+/* The GPU bench's measurements (--modes): a bit each, HBS_CLI_GPU_MODES the default ones
+ * (pinned, the batches through page-locked memory, only when asked for). */
 enum { HBS_CLI_GPU_LATENCY = 1, HBS_CLI_GPU_BATCH = 2, HBS_CLI_GPU_CACHED = 4,
-       HBS_CLI_GPU_DEVICE = 8, HBS_CLI_GPU_MODES = 15 };
+       HBS_CLI_GPU_DEVICE = 8, HBS_CLI_GPU_PINNED = 16, HBS_CLI_GPU_MODES = 15 };
 int hbs_cli_gpu_bench(const hbs_slhdsa_params *const *algs, size_t nalgs, const int *ops,
                       unsigned modes, unsigned long batch, unsigned long iterations,
                       const char *json);

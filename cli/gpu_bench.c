@@ -114,6 +114,8 @@ typedef struct {
     size_t batch;
     hbs_gpu_signer *signer;
     void *d_sigs, *d_mp, *d_off, *d_len, *d_pks, *d_res;
+    uint8_t *h_sigs; /* page-locked (hbs_gpu_host_alloc): the pinned modes' signatures */
+    const uint8_t **h_sigp;
 } call_ctx;
 
 typedef int (*call_fn)(call_ctx *c);
@@ -124,12 +126,23 @@ static int call_keygen(call_ctx *c)
     return hbs_gpu_slhdsa_keygen_many(c->p, f->sks, f->pks, f->seeds, c->batch);
 }
 
-static int call_sign(call_ctx *c)
+/* The batch signed into out, a key each. */
+static int sign_into(call_ctx *c, uint8_t *out)
 {
     fixture *f = c->f;
-    return hbs_gpu_slhdsa_sign_many(c->p, f->out, f->msgs, f->msglens, c->batch, NULL, 0,
+    return hbs_gpu_slhdsa_sign_many(c->p, out, f->msgs, f->msglens, c->batch, NULL, 0,
                                     HBS_PREHASH_NONE, f->sks, c->batch, NULL);
 }
+
+/* The batch's signatures at sigp verified, a key each. */
+static int verify_from(call_ctx *c, const uint8_t *const *sigp)
+{
+    fixture *f = c->f;
+    return hbs_gpu_slhdsa_verify_many(c->p, f->results, sigp, f->siglens, f->msgs, f->msglens,
+                                      c->batch, NULL, 0, HBS_PREHASH_NONE, f->pks, c->batch);
+}
+
+static int call_sign(call_ctx *c) { return sign_into(c, c->f->out); }
 
 static int call_sign_one(call_ctx *c)
 {
@@ -145,12 +158,34 @@ static int call_sign_signer(call_ctx *c)
                                     HBS_PREHASH_NONE, NULL);
 }
 
-static int call_verify(call_ctx *c)
+static int call_verify(call_ctx *c) { return verify_from(c, c->f->sigp); }
+
+static int call_sign_pinned(call_ctx *c) { return sign_into(c, c->h_sigs); }
+
+static int call_verify_pinned(call_ctx *c) { return verify_from(c, c->h_sigp); }
+
+/* The pinned modes' buffer: the fixture's signatures in page-locked memory, one after
+ * another (verification takes them from there; signing writes over them the same bytes). */
+static int pinned_make(call_ctx *c)
 {
     fixture *f = c->f;
-    return hbs_gpu_slhdsa_verify_many(c->p, f->results, f->sigp, f->siglens, f->msgs,
-                                      f->msglens, c->batch, NULL, 0, HBS_PREHASH_NONE, f->pks,
-                                      c->batch);
+    int err = hbs_gpu_host_alloc((void **)&c->h_sigs, c->batch * f->sb);
+    if (!err && !(c->h_sigp = malloc(c->batch * sizeof *c->h_sigp)))
+        err = HBS_ERR_NO_MEMORY;
+    if (!err) {
+        memcpy(c->h_sigs, f->sigs, c->batch * f->sb);
+        for (size_t i = 0; i < c->batch; i++)
+            c->h_sigp[i] = c->h_sigs + i * f->sb;
+    }
+    return err;
+}
+
+static void pinned_free(call_ctx *c)
+{
+    hbs_gpu_host_free(c->h_sigs);
+    free(c->h_sigp);
+    c->h_sigs = NULL;
+    c->h_sigp = NULL;
 }
 
 static int call_verify_device(call_ctx *c)
@@ -300,7 +335,7 @@ int hbs_cli_gpu_bench(const hbs_slhdsa_params *const *algs, size_t nalgs, const 
             CEIL_SHA256 / 1e9, CEIL_SHA512 / 1e9, CEIL_KECCAK / 1e9);
     hbs_cli_table_header(out, columns, NUM_COLUMNS);
 
-    gpu_record *recs = calloc(nalgs * 8, sizeof *recs);
+    gpu_record *recs = calloc(nalgs * 10, sizeof *recs);
     size_t nrec = 0;
     int rc = recs ? HBS_CLI_OK : hbs_cli_error("bench", "out of memory");
     for (size_t a = 0; a < nalgs && rc == HBS_CLI_OK; a++) {
@@ -311,8 +346,10 @@ int hbs_cli_gpu_bench(const hbs_slhdsa_params *const *algs, size_t nalgs, const 
         const size_t kbatch = batch > 1 ? batch : sign_batch(p) * 4;
         /* the fixture signs as many messages as the largest measurement takes (for 's' sets a
          * big verification batch costs seconds to make): only those of the modes asked for */
-        const int sign_many = ops[1] && (modes & (HBS_CLI_GPU_BATCH | HBS_CLI_GPU_CACHED));
-        const int verify_many = ops[2] && (modes & (HBS_CLI_GPU_BATCH | HBS_CLI_GPU_DEVICE));
+        const int sign_many =
+            ops[1] && (modes & (HBS_CLI_GPU_BATCH | HBS_CLI_GPU_CACHED | HBS_CLI_GPU_PINNED));
+        const int verify_many =
+            ops[2] && (modes & (HBS_CLI_GPU_BATCH | HBS_CLI_GPU_DEVICE | HBS_CLI_GPU_PINNED));
         size_t count = 1;
         if (sign_many && sbatch > count)
             count = sbatch;
@@ -340,6 +377,8 @@ int hbs_cli_gpu_bench(const hbs_slhdsa_params *const *algs, size_t nalgs, const 
             {1, HBS_CLI_GPU_CACHED, "sign", "signer-cached", call_sign_signer, sbatch, runs},
             {2, HBS_CLI_GPU_BATCH, "verify", "batch", call_verify, vbatch, runs},
             {2, HBS_CLI_GPU_DEVICE, "verify", "device", call_verify_device, vbatch, runs},
+            {1, HBS_CLI_GPU_PINNED, "sign", "pinned", call_sign_pinned, sbatch, runs},
+            {2, HBS_CLI_GPU_PINNED, "verify", "pinned", call_verify_pinned, vbatch, runs},
         };
         if (!err && ops[1] && (modes & HBS_CLI_GPU_CACHED))
             err = hbs_gpu_signer_new(&c.signer, p, f.sks);
@@ -354,6 +393,8 @@ int hbs_cli_gpu_bench(const hbs_slhdsa_params *const *algs, size_t nalgs, const 
             c.batch = plan[i].batch;
             if (plan[i].fn == call_verify_device)
                 err = device_upload(&c);
+            if (plan[i].mode_bit == HBS_CLI_GPU_PINNED)
+                err = pinned_make(&c);
             if (!err)
                 err = measure(r, plan[i].fn, &c, plan[i].runs);
             if (!err && plan[i].op_index == 2) {
@@ -370,6 +411,7 @@ int hbs_cli_gpu_bench(const hbs_slhdsa_params *const *algs, size_t nalgs, const 
             }
             if (plan[i].fn == call_verify_device)
                 device_free(&c);
+            pinned_free(&c);
             if (err)
                 break;
             fill_model(r, plan[i].op_index);

@@ -65,15 +65,20 @@ typedef struct {
     size_t *siglens;
     int *results;
     uint8_t *rnd;
-    size_t count; /* messages read into the batch */
+    size_t count;  /* messages read into the batch */
+    int sigs_gpu;  /* sigs from hbs_gpu_host_alloc */
 } batch;
 
-static int batch_alloc(batch *b, size_t max, size_t siglen, size_t n)
+/* With the GPU the signatures' buffer is page-locked (the GPU writes them there itself). */
+static int batch_alloc(batch *b, size_t max, size_t siglen, size_t n, int gpu)
 {
     memset(b, 0, sizeof *b);
     b->msgs = calloc(max, sizeof *b->msgs);
     b->lens = calloc(max, sizeof *b->lens);
-    b->sigs = malloc(max * siglen);
+    if (gpu && hbs_gpu_host_alloc((void **)&b->sigs, max * siglen) == HBS_OK)
+        b->sigs_gpu = 1;
+    else
+        b->sigs = malloc(max * siglen);
     b->sigp = calloc(max, sizeof *b->sigp);
     b->pks = calloc(max, sizeof *b->pks);
     b->siglens = calloc(max, sizeof *b->siglens);
@@ -100,7 +105,10 @@ static void batch_free(batch *b, size_t max, size_t n)
         hbs_memzero(b->rnd, max * n);
     free(b->msgs);
     free(b->lens);
-    free(b->sigs);
+    if (b->sigs_gpu)
+        hbs_gpu_host_free(b->sigs);
+    else
+        free(b->sigs);
     free(b->sigp);
     free(b->pks);
     free(b->siglens);
@@ -250,7 +258,7 @@ int hbs_cli_slhdsa_sign_many(const hbs_key *sk, const hbs_cli_batch_args *a)
         return HBS_CLI_ERROR;
     rc = signer_open(&s, sk, a);
     if (rc == HBS_CLI_OK)
-        rc = batch_alloc(&b, max, hbs_slhdsa_sig_bytes(p), hbs_slhdsa_n(p));
+        rc = batch_alloc(&b, max, hbs_slhdsa_sig_bytes(p), hbs_slhdsa_n(p), a->gpu);
     else
         memset(&b, 0, sizeof b);
     /* sk = SK.seed || SK.prf || PK.seed || PK.root, and the signer has checked the root */
@@ -314,7 +322,8 @@ static int stateful_sign_one(hbs_stateful_key *k, const uint8_t *pk, size_t pkle
 }
 
 /* GPU batches of a->batch messages: each batch's indices are given up by the key file
- * (written, fsynced, renamed) inside hbs_gpu_stateful_sign_many before it signs; the
+ * (written, fsynced, renamed) inside hbs_gpu_stateful_sign_many before any signature of
+ * the batch reaches b.sigs; the
  * signatures are verified on the CPU, then written. *done counts the files written. */
 static int stateful_sign_gpu(hbs_stateful_key *k, const uint8_t *pk, size_t pklen,
                              const hbs_cli_batch_args *a, double *sign_time, size_t *done)
@@ -322,7 +331,7 @@ static int stateful_sign_gpu(hbs_stateful_key *k, const uint8_t *pk, size_t pkle
     const hbs_cli_files *f = a->files;
     const size_t max = f->count < a->batch ? f->count : a->batch, sb = hbs_stateful_sig_bytes(k);
     batch b;
-    int rc = batch_alloc(&b, max, sb, 1);
+    int rc = batch_alloc(&b, max, sb, 1, 1);
     while (rc == HBS_CLI_OK && *done < f->count) {
         rc = batch_read(&b, f, *done, max);
         if (rc != HBS_CLI_OK)

@@ -71,6 +71,12 @@ check() {
     # shellcheck disable=SC2086
     run "$BUILD/hbs" bench --gpu --json "$json" ${GPU_CHECK_BENCH_ARGS:-} || status=1
     echo
+    echo "== SLH-DSA batches with the signatures in page-locked memory (hbs_gpu_host_alloc) =="
+    # 'pinned' beside 'batch' (pageable memory: the library stages the copies) and 'device'
+    run "$BUILD/hbs" bench --gpu --modes batch,pinned,device --ops verify \
+        -a SLH-DSA-SHA2-128f -a SLH-DSA-SHA2-128s || status=1
+    run "$BUILD/hbs" bench --gpu --modes batch,pinned --ops sign -a SLH-DSA-SHA2-128f || status=1
+    echo
     echo "== GPU stateful key generation, batch signing and verification =="
     run "$BUILD/hbs" bench --gpu --stateful -a XMSSMT-SHA2_20/2_256 -a XMSS-SHA2_10_256 \
         -a LMS_SHA256_M32_H10/LMOTS_SHA256_N32_W4 -a LMS_SHA256_M32_H10/LMOTS_SHA256_N32_W8 \

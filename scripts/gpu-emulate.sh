@@ -46,7 +46,8 @@ objcopy -W hbs_gpu_stateful_verify_many -W hbs_gpu_stateful_verify_device \
     -W hbs_gpu_stateful_sign_many -W hbs_gpu_leaf_engine -W hbs_gpu_device_name \
     -W hbs_gpu_device_count -W hbs_gpu_last_error -W hbs_gpu_stateful_keygen \
     -W hbs_gpu_use_devices -W hbs_gpu_devices_used \
-    -W hbs_gpu_alloc -W hbs_gpu_free -W hbs_gpu_copy_to -W hbs_gpu_copy_from "$emu/libhbs.a"
+    -W hbs_gpu_alloc -W hbs_gpu_free -W hbs_gpu_copy_to -W hbs_gpu_copy_from \
+    -W hbs_gpu_host_alloc -W hbs_gpu_host_free "$emu/libhbs.a"
 # shellcheck disable=SC2046
 $CXX -o "$emu/hbs_tests" $(find "$BUILD/CMakeFiles/hbs_tests.dir" -name '*.o') \
     "$emu/stateful_verify.o" "$emu/stateful_sign.o" "$emu/xmss_sign.o" "$emu/lms_sign.o" \
@@ -67,10 +68,11 @@ for mode in default lms-on-cpu; do
     echo "== emulated GPU batch verifier: $mode =="
     # shellcheck disable=SC2086
     env $env_set "$emu/hbs_tests" gpu_stateful/verify_many gpu_stateful/verify_device \
-        gpu_stateful/verify_device_misuse || status=1
+        gpu_stateful/verify_device_misuse gpu_stateful/verify_pinned || status=1
 done
 echo "== emulated GPU batch verifier: chunks of 8 items (the first of 2) =="
-HBS_GPU_VERIFY_CHUNK=8 "$emu/hbs_tests" gpu_stateful/verify_many || status=1
+HBS_GPU_VERIFY_CHUNK=8 "$emu/hbs_tests" gpu_stateful/verify_many gpu_stateful/verify_pinned ||
+    status=1
 echo "== emulated GPU batch signer =="
 "$emu/hbs_tests" gpu_stateful/sign_many gpu_stateful/sign_many_misuse || status=1
 for lt in levels serial; do
@@ -93,6 +95,7 @@ $CXX $flags -include tests/gpu_emu/shim.h tests/gpu_emu/spread_test.cpp -o "$emu
 HBS_EMU_DEVICES=3 "$emu/spread_test" || status=1
 HBS_EMU_DEVICES=3 HBS_GPU_SPLIT_MIN=1 HBS_BIN="$emu/hbs" "$emu/hbs_tests" \
     gpu_stateful/verify_many gpu_stateful/verify_device gpu_stateful/sign_many \
-    gpu_stateful/sign_many_cache gpu_stateful/lms gpu_stateful/hss cli/stateful_many ||
+    gpu_stateful/sign_many_cache gpu_stateful/verify_pinned gpu_stateful/lms \
+    gpu_stateful/hss cli/stateful_many ||
     status=1
 exit $status

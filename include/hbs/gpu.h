@@ -142,6 +142,13 @@ HBS_API HBS_WARN_UNUSED_RESULT int hbs_gpu_copy_to(int device, void *dst, const 
 HBS_API HBS_WARN_UNUSED_RESULT int hbs_gpu_copy_from(int device, void *dst, const void *src,
                                                      size_t bytes);
 
+/* Page-locked host memory (cudaHostAlloc, portable to every GPU): a batch's output placed in
+ * it (hbs_gpu_stateful_sign_many's sigs) is written there by the GPU itself, where other
+ * memory takes one more pass through the library's own staging buffer. Free it with
+ * hbs_gpu_host_free. HBS_ERR_NO_GPU without a usable GPU (use malloc then). */
+HBS_API HBS_WARN_UNUSED_RESULT int hbs_gpu_host_alloc(void **out, size_t bytes);
+HBS_API void hbs_gpu_host_free(void *p);
+
 /* ---- stateful keys (LMS/HSS, XMSS/XMSS^MT): key generation --------------------------------
  * hbs_stateful_keygen_ex (hbs/stateful.h) with the leaves of every tree (at least 32 of them)
  * computed on the GPUs in use (a big key's leaves shared among them): same arguments, same contract, and the same public key
@@ -188,8 +195,10 @@ HBS_API HBS_WARN_UNUSED_RESULT int hbs_gpu_stateful_verify_device(
 /* ---- stateful signatures: signing a batch under one key ------------------------------------
  * Signs msgs[0..count) with the key's next count indices, in order, into sigs (count *
  * hbs_stateful_sig_bytes(key) bytes, packed; sigcap is its size): byte for byte what count
- * calls of hbs_stateful_sign would give. The key file gives up all count indices first
- * (written, fsynced, renamed, as hbs_stateful_sign does) and only then is anything signed.
+ * calls of hbs_stateful_sign would give. The key file gives up all count indices (written,
+ * fsynced, renamed, as hbs_stateful_sign does) while the GPU signs, and no one-time
+ * signature reaches sigs before that is durable (a crash in the call may burn the indices,
+ * never hand one out twice). sigs from hbs_gpu_host_alloc spares a copy.
  * The one-time signatures and the trees of the batch's layers are computed on the GPUs in
  * use (a big batch in parts of whole bottom trees, one a GPU); keys whose trees are too tall to build per batch (a tree over 2^16 leaves, or
  * more leaves than 64 per signature) are signed by the CPU code instead, with the same

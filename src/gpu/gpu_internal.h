@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/leaf_engine.h"
+#include "gpu/host_pinned.h"
 
 namespace hbs_gpu {
 

@@ -205,6 +205,16 @@ int hbs_gpu_alloc(int device, void **out, size_t bytes)
 
 void hbs_gpu_release(void) {}
 
+int hbs_gpu_host_alloc(void **out, size_t bytes)
+{
+    (void)bytes;
+    if (out)
+        *out = NULL;
+    return HBS_ERR_NO_GPU;
+}
+
+void hbs_gpu_host_free(void *p) { (void)p; }
+
 void hbs_gpu_free(int device, void *p)
 {
     (void)device;

@@ -123,7 +123,7 @@ struct lf_whole {
 static int lms_fused(device_ctx *d, const hss_view &v, std::vector<ltree_t> &trees,
                      size_t bottom0, size_t count, const size_t *tree, const uint32_t *q,
                      const uint8_t *dig, uint8_t *const *out, const lf_whole *whole,
-                     sign_timer &tm)
+                     release_gate &gate, sign_timer &tm)
 {
     const unsigned b = v.L - 1;
     const size_t T = trees.size(), hb = v.lms[b]->h, pb = v.ots[b]->p, nb = v.ots[b]->n;
@@ -148,6 +148,8 @@ static int lms_fused(device_ctx *d, const hss_view &v, std::vector<ltree_t> &tre
                  out_bytes = whole ? count * whole->sb : 0;
     uint8_t *hup, *dup, *dnodes, *dvals, *dsig, *hnodes, *hsig = nullptr, *dout = nullptr,
                                                          *hout = nullptr;
+    /* whole->sigs in page-locked memory (hbs_gpu_host_alloc): the GPU copies into it */
+    const bool direct = whole && host_pinned(whole->sigs, out_bytes);
     int err;
     std::lock_guard<std::mutex> g(d->lock);
     if ((err = host_buf(d, SFS_F_UP, up_len, (void **)&hup)) ||
@@ -158,8 +160,10 @@ static int lms_fused(device_ctx *d, const hss_view &v, std::vector<ltree_t> &tre
         (err = host_buf(d, SFS_F_NODES, node_bytes, (void **)&hnodes)) ||
         (!whole && (err = host_buf(d, SFS_F_SIG, sig_bytes, (void **)&hsig))) ||
         (whole && (err = dev_buf(d, SFS_F_OUT, out_bytes, (void **)&dout))) ||
-        (whole && (err = host_buf(d, SFS_F_OUT, out_bytes, (void **)&hout))))
+        (whole && !direct && (err = host_buf(d, SFS_F_OUT, out_bytes, (void **)&hout))))
         return err;
+    if (direct)
+        hout = whole->sigs;
     int32_t *cap = (int32_t *)hup;
     memset(cap, 0xff, 4 * (nbottom << hb));
     for (size_t m = 0; m < count; m++)
@@ -283,6 +287,9 @@ static int lms_fused(device_ctx *d, const hss_view &v, std::vector<ltree_t> &tre
         as.lms_code = v.lms[b]->code;
         lf_assemble<<<(unsigned)count, 128, 0, d->stream>>>(as);
         err = cuda_err(cudaGetLastError(), "kernel launch", __LINE__);
+        /* into the caller's memory only once the reservation is durable */
+        if (!err && direct)
+            err = gate.wait();
         if (!err)
             err = cuda_err(cudaMemcpyAsync(hout, dout, out_bytes, cudaMemcpyDeviceToHost,
                                            d->stream),
@@ -301,11 +308,14 @@ static int lms_fused(device_ctx *d, const hss_view &v, std::vector<ltree_t> &tre
         trees[k].T.assign(hnodes + t_at[k], hnodes + t_at[k + 1]);
         lms_set_pk(v, trees[k]);
     });
-    if (whole) {
+    if (direct) /* (the GPU has copied them) */
+        return HBS_OK;
+    if ((err = gate.wait()))
+        return err;
+    if (whole)
         par_copy(whole->sigs, hout, out_bytes);
-    } else {
+    else
         par_for(count, [&](size_t m) { memcpy(out[m] + 8 + nb, hsig + m * pb * nb, pb * nb); });
-    }
     return HBS_OK;
 }
 
@@ -336,7 +346,7 @@ uint64_t hss_batch_tree(const uint8_t *st, size_t stlen)
 int hss_batch(device_ctx *d, const hbs_leaf_engine *e, const uint8_t *st, size_t stlen,
               const uint8_t *pk, size_t pklen, uint64_t first, uint8_t *sigs, size_t sb,
               const uint8_t *const *msgs, const size_t *msglens, size_t count, bool *cpu,
-              std::vector<ltree_t> &trees, sign_timer &tm)
+              std::vector<ltree_t> &trees, release_gate &gate, sign_timer &tm)
 {
     hss_view v;
     size_t off;
@@ -479,7 +489,8 @@ int hss_batch(device_ctx *d, const hbs_leaf_engine *e, const uint8_t *st, size_t
         }
         lf_whole wh = {msgs, msglens, sigs, sb, first};
         err = lms_fused(d, v, trees, level_at[v.L - 1], count, jt.data(), jq.data(),
-                        a_all.data() + dig_at[nupper], jo.data(), whole ? &wh : nullptr, tm);
+                        a_all.data() + dig_at[nupper], jo.data(), whole ? &wh : nullptr, gate,
+                        tm);
         kend = nupper;
     } else {
         for (size_t k = 0; k < trees.size() && !err; k++)
@@ -520,6 +531,9 @@ int hss_batch(device_ctx *d, const hbs_leaf_engine *e, const uint8_t *st, size_t
                                lms_ots_sign_shake<<<b, SFS_THREADS, 0, d->stream>>>(la, qs, dg, (uint32_t)nj, dout);
                        });
         hbs_memzero(&la, sizeof la);
+        /* (the bottom jobs' y go into the caller's memory: the reservation first) */
+        if (!err && end > nupper)
+            err = gate.wait();
         if (!err)
             par_for(nj, [&](size_t i) {
                 memcpy(jobs[k + i].out + 8 + n, y.data() + i * p * n, p * n);
@@ -529,6 +543,8 @@ int hss_batch(device_ctx *d, const hbs_leaf_engine *e, const uint8_t *st, size_t
     tm.mark("one-time signatures");
     /* assembly: L-1 || (signature of level i's key by level i-1 || level i's key) ...,
      * and every LMS signature's type and path (done on the GPU for a whole batch) */
+    if (!err && !whole)
+        err = gate.wait(); /* (the upper one-time signatures go in now) */
     if (!err && !whole) {
         par_for(jobs.size(), [&](size_t k) {
             const lsig &s = jobs[k];

@@ -258,6 +258,47 @@ extern "C" int hbs_gpu_copy_from(int device, void *dst, const void *src, size_t 
     return copy(device, dst, src, bytes, cudaMemcpyDeviceToHost);
 }
 
+extern "C" int hbs_gpu_host_alloc(void **out, size_t bytes)
+{
+    if (!out)
+        return HBS_ERR_INVALID_ARGUMENT;
+    *out = nullptr;
+    if (hbs_gpu_device_count() == 0)
+        return HBS_ERR_NO_GPU;
+    const cudaError_t e = cudaHostAlloc(out, bytes ? bytes : 1, cudaHostAllocPortable);
+    if (e != cudaSuccess) {
+        *out = nullptr;
+        return ::hbs_gpu::gpu_fail(__FILE__, __LINE__, "cudaHostAlloc", e);
+    }
+    return HBS_OK;
+}
+
+extern "C" void hbs_gpu_host_free(void *p)
+{
+    if (p)
+        (void)cudaFreeHost(p);
+}
+
+namespace hbs_gpu {
+
+/* (a failed query is no error of the caller's: the memory is taken as pageable) */
+static bool pinned_at(const void *p)
+{
+    cudaPointerAttributes a;
+    if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return false;
+    }
+    return a.type == cudaMemoryTypeHost;
+}
+
+bool host_pinned(const void *p, size_t bytes)
+{
+    return p && bytes && pinned_at(p) && pinned_at((const uint8_t *)p + bytes - 1);
+}
+
+} // namespace hbs_gpu
+
 /* Best effort: a failing call here has nothing left to protect, so each step runs anyway. */
 static void release_device(device_ctx *d)
 {

@@ -203,12 +203,16 @@ static int sign_host(const hbs_slhdsa_params *p, uint8_t *sigs, const uint8_t *c
                 if (c.first == d)
                     cache = c.second;
         const size_t nk = nkeys == 1 ? 1 : cnt;
+        /* sigs in page-locked memory (hbs_gpu_host_alloc): the GPU copies into it, no staging */
+        const bool direct = host_pinned(sigs + start * sb, cnt * sb);
         if ((err = stage_inputs(d, &in, msgs + start, msglens + start, cnt, ctx, ctxlen, ph,
                                 internal, sks + (nkeys == 1 ? 0 : start * 4 * n), nk * 4 * n,
                                 addrnd ? addrnd + start * n : nullptr, addrnd ? cnt * n : 0)) ||
             (err = dev_buf(d, D_SIGS, cnt * sb, (void **)&dsigs)) ||
-            (err = host_buf(d, H_SIGS, cnt * sb, (void **)&hsigs)))
+            (!direct && (err = host_buf(d, H_SIGS, cnt * sb, (void **)&hsigs))))
             return err;
+        if (direct)
+            hsigs = sigs + start * sb;
         /* signing runs on the main stream, the copies back on the side stream */
         const size_t parts = sign_parts(cnt, sb), per = (cnt + parts - 1) / parts;
         std::vector<cudaEvent_t> back(parts, nullptr);
@@ -239,6 +243,8 @@ static int sign_host(const hbs_slhdsa_params *p, uint8_t *sigs, const uint8_t *c
                 break;
             }
             const size_t off = c * per, m = std::min(per, cnt - off);
+            if (direct)
+                continue;
             host_parallel(m, m * sb, [&](size_t a, size_t b) {
                 memcpy(sigs + (start + off + a) * sb, hsigs + (off + a) * sb, (b - a) * sb);
             });
@@ -324,21 +330,26 @@ static int verify_host(const hbs_slhdsa_params *p, int *results, const uint8_t *
         for (size_t off = 0, c = 0; off < cnt; off += part, c++) {
             const size_t m = std::min(part, cnt - off);
             uint8_t *half = hsigs + (c & 1) * part * sb;
-            if (c >= 2)
-                HBS_CUDA(cudaEventSynchronize(d->staged[c & 1]));
-            tm.to(tm.staged);
-            host_parallel(m, m * sb, [&](size_t lo, size_t hi) {
-                for (size_t i = lo; i < hi; i++) {
-                    /* a signature of the wrong length is hashed as zeros, then rejected */
-                    const size_t j = start + off + i;
-                    if (siglens[j] == sb)
-                        memcpy(half + i * sb, sigs[j], sb);
-                    else
-                        memset(half + i * sb, 0, sb);
-                }
-            });
-            tm.to(tm.gather);
-            HBS_CUDA(cudaMemcpyAsync(dsigs + off * sb, half, m * sb, cudaMemcpyHostToDevice,
+            /* a part already in page-locked memory, in one piece, goes up from there */
+            const uint8_t *src = pinned_run(sigs + start + off, siglens + start + off, m, sb);
+            if (!src) {
+                if (c >= 2)
+                    HBS_CUDA(cudaEventSynchronize(d->staged[c & 1]));
+                tm.to(tm.staged);
+                host_parallel(m, m * sb, [&](size_t lo, size_t hi) {
+                    for (size_t i = lo; i < hi; i++) {
+                        /* a signature of the wrong length is hashed as zeros, then rejected */
+                        const size_t j = start + off + i;
+                        if (siglens[j] == sb)
+                            memcpy(half + i * sb, sigs[j], sb);
+                        else
+                            memset(half + i * sb, 0, sb);
+                    }
+                });
+                tm.to(tm.gather);
+                src = half;
+            }
+            HBS_CUDA(cudaMemcpyAsync(dsigs + off * sb, src, m * sb, cudaMemcpyHostToDevice,
                                      d->side));
             HBS_CUDA(cudaEventRecord(d->staged[c & 1], d->side));
             HBS_CUDA(cudaStreamWaitEvent(d->stream, d->staged[c & 1], 0));

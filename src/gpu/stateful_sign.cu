@@ -344,7 +344,7 @@ static int sign_parts(hbs_stateful_family family, const uint8_t *st, size_t stle
                       const uint8_t *pk, size_t pklen, uint64_t first, uint8_t *sigs, size_t sb,
                       const uint8_t *const *msgs, const size_t *msglens, size_t count,
                       bool *cpu, std::vector<xtree> &trees, std::vector<ltree_t> &ltrees,
-                      unsigned *tree_h, size_t *node_n, sign_timer &tm)
+                      unsigned *tree_h, size_t *node_n, release_gate &gate, sign_timer &tm)
 {
     std::vector<device_ctx *> &gpus = devices_in_use();
     if (gpus.empty())
@@ -380,11 +380,12 @@ static int sign_parts(hbs_stateful_family family, const uint8_t *st, size_t stle
         try {
             if (r == HBS_OK && hss)
                 r = hss_batch(d, &e, st, stlen, pk, pklen, first + q.start, sigs + q.start * sb,
-                              sb, msgs + q.start, msglens + q.start, q.count, &c, lt[k], t);
+                              sb, msgs + q.start, msglens + q.start, q.count, &c, lt[k], gate,
+                              t);
             else if (r == HBS_OK)
                 r = xmss_batch(d, &e, st, stlen, first + q.start, sigs + q.start * sb, sb,
                                msgs + q.start, msglens + q.start, q.count, k + 1 == np, &c,
-                               xt[k], &hs[k], &ns[k], t);
+                               xt[k], &hs[k], &ns[k], gate, t);
         } catch (const std::bad_alloc &) {
             r = HBS_ERR_NO_MEMORY;
         } catch (...) {
@@ -423,7 +424,8 @@ using namespace hbs_gpu;
 
 /* The batch after the checks: reserve, sign, move the key on. The reservation (a file
  * write and fsync) runs in a thread of its own while the GPUs sign from a copy of the
- * state: nothing is released unless it succeeded. */
+ * state; no one-time signature reaches sigs before it is durable (the gate), and nothing is
+ * returned unless it succeeded. */
 static int sign_many(hbs_stateful_key *key, uint8_t *sigs, size_t sb, const uint8_t *const *msgs,
                      const size_t *msglens, size_t count)
 {
@@ -452,6 +454,7 @@ static int sign_many(hbs_stateful_key *key, uint8_t *sigs, size_t sb, const uint
     int res_err = HBS_ERR_STATE;
     uint64_t res_first = 0;
     double res_ms = 0;
+    release_gate gate;
     /* from the moment this starts the indices may be used, whatever happens */
     auto reserve_fn = [&] {
         uint8_t *st2 = NULL;
@@ -460,6 +463,8 @@ static int sign_many(hbs_stateful_key *key, uint8_t *sigs, size_t sb, const uint
         res_err = hbs_stateful_batch_begin(key, count, &res_first, &st2, &len2);
         hbs_stateful_batch_free_state(st2, len2);
         res_ms = host_ms() - t0;
+        /* (another first than the copy's: the key moved meanwhile, which its lock forbids) */
+        gate.open(res_err != HBS_OK ? res_err : res_first != first ? HBS_ERR_STATE : HBS_OK);
     };
     std::thread reserve;
     try {
@@ -470,7 +475,7 @@ static int sign_many(hbs_stateful_key *key, uint8_t *sigs, size_t sb, const uint
     tm.mark("state");
     try {
         err = sign_parts(family, state, statelen, pklen ? pk : nullptr, pklen, first, sigs, sb,
-                         msgs, msglens, count, &cpu, xt, lt, &cache.H, &cache.n, tm);
+                         msgs, msglens, count, &cpu, xt, lt, &cache.H, &cache.n, gate, tm);
     } catch (...) {
         err = HBS_ERR_NO_MEMORY; /* (the parts' vectors) */
     }

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include <array>
+#include <condition_variable>
 #include <mutex>
 #include <new>
 #include <string>
@@ -197,6 +198,37 @@ struct sign_timer {
     }
 };
 
+/* The batch's reservation (its indices set aside in the key file: written, fsynced,
+ * renamed), made by a thread beside the signing. Every path waits here before it writes a
+ * one-time signature into the caller's memory (directly from the GPU or from the host), so
+ * none is there before the reservation is durable: a crash in the call may burn the
+ * indices, never hand them out twice. The reservation's thread opens it once, with its
+ * result. */
+class release_gate {
+    std::mutex m_;
+    std::condition_variable cv_;
+    bool done_ = false;
+    int err_ = HBS_ERR_STATE;
+
+public:
+    void open(int err)
+    {
+        {
+            std::lock_guard<std::mutex> g(m_);
+            err_ = err;
+            done_ = true;
+        }
+        cv_.notify_all();
+    }
+    /* HBS_OK once the indices are durably set aside; the reservation's error otherwise */
+    int wait()
+    {
+        std::unique_lock<std::mutex> g(m_);
+        cv_.wait(g, [this] { return done_; });
+        return err_;
+    }
+};
+
 /* Whether building every touched tree whole is worth it (else the CPU signs). */
 static inline bool trees_worth_it(unsigned max_h, uint64_t leaves, size_t count)
 {
@@ -301,15 +333,16 @@ struct ltree_t {
  * seeds sign every index after), and the trees it built left in trees for the batch end;
  * *cpu set (and nothing done) when the CPU should sign instead. XMSS^MT with with_next also
  * builds the trees the traversal state needs at first + count (for the last part of a
- * batch). */
+ * batch). Nothing that signs goes into sigs before gate.wait() says HBS_OK. */
 int xmss_batch(device_ctx *d, const hbs_leaf_engine *e, const uint8_t *st, size_t stlen,
                uint64_t first, uint8_t *sigs, size_t sb, const uint8_t *const *msgs,
                const size_t *msglens, size_t count, bool with_next, bool *cpu,
-               std::vector<xtree> &trees, unsigned *tree_h, size_t *node_n, sign_timer &tm);
+               std::vector<xtree> &trees, unsigned *tree_h, size_t *node_n, release_gate &gate,
+               sign_timer &tm);
 int hss_batch(device_ctx *d, const hbs_leaf_engine *e, const uint8_t *st, size_t stlen,
               const uint8_t *pk, size_t pklen, uint64_t first, uint8_t *sigs, size_t sb,
               const uint8_t *const *msgs, const size_t *msglens, size_t count, bool *cpu,
-              std::vector<ltree_t> &trees, sign_timer &tm);
+              std::vector<ltree_t> &trees, release_gate &gate, sign_timer &tm);
 /* The signatures of one bottom tree of the key whose private state is st (a batch spread
  * over several GPUs is cut on multiples of it); 0 if st is not such a state. */
 uint64_t xmss_batch_tree(const uint8_t *st, size_t stlen);

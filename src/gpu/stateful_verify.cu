@@ -163,18 +163,22 @@ struct sfv_stage {
     cudaStream_t stream;
     uint8_t *host, *dev, *scratch;
     std::vector<sfv_job> jobs; /* sorted by set */
+    /* the chunk's signatures as one run of page-locked memory (pinned_run), copied to the
+     * device as they are after the packed bytes; null: packed with the rest */
+    const uint8_t *run;
+    size_t run_len;
     bool busy;
 };
 
 static size_t align8(size_t v) { return (v + 7) & ~(size_t)7; }
 
-/* Bytes a chunk's jobs take in the staging buffer. */
-static size_t stage_bytes(const std::vector<sfv_job> &jobs)
+/* Bytes a chunk's jobs take in the staging buffer (their signatures apart with a run). */
+static size_t stage_bytes(const std::vector<sfv_job> &jobs, bool run)
 {
     size_t b = align8(jobs.size() * (3 * 8 + 4 + 1)) + 64;
     for (const sfv_job &j : jobs)
-        b += j.pklen + j.siglen + j.msglen;
-    return b;
+        b += j.pklen + (run ? 0 : j.siglen) + j.msglen;
+    return align8(b);
 }
 
 static unsigned blocks_of(size_t threads) { return (unsigned)((threads + SFV_THREADS - 1) / SFV_THREADS); }
@@ -394,6 +398,7 @@ struct pack_args {
     uint8_t *host;
     uint64_t dev;
     size_t nj;
+    bool sigs; /* false: the signatures go up as they are (a run) */
 };
 
 #define SFV_PACK_BLOCK 256
@@ -405,7 +410,8 @@ static void pack_block(void *arg, size_t b)
     for (size_t i = b * SFV_PACK_BLOCK; i < end; i++) {
         const sfv_job &j = a->jobs[i];
         memcpy(a->host + (a->pk[i] - a->dev), j.pk, j.pklen);
-        memcpy(a->host + (a->sig[i] - a->dev), j.sig, j.siglen);
+        if (a->sigs)
+            memcpy(a->host + (a->sig[i] - a->dev), j.sig, j.siglen);
         if (j.msglen)
             memcpy(a->host + (a->msg[i] - a->dev), j.msg, j.msglen);
     }
@@ -418,22 +424,29 @@ static int stage_run(sfv_stage &s)
     uint32_t *msg_len = (uint32_t *)(msg + nj);
     uint8_t *ok = (uint8_t *)(msg_len + nj);
     const uint64_t dev = (uint64_t)(uintptr_t)s.dev;
+    /* (a run sits on the device after the packed bytes, each job's signature at its
+     * offset in the run) */
+    const uint64_t drun = dev + stage_bytes(s.jobs, true);
     uint64_t at = align8(nj * (3 * 8 + 4 + 1));
     for (size_t i = 0; i < nj; i++) {
         const sfv_job &j = s.jobs[i];
+        const size_t sl = s.run ? 0 : j.siglen;
         pk[i] = dev + at;
-        sig[i] = dev + at + j.pklen;
-        msg[i] = dev + at + j.pklen + j.siglen;
-        at += j.pklen + j.siglen + j.msglen;
+        sig[i] = s.run ? drun + (uint64_t)(j.sig - s.run) : dev + at + j.pklen;
+        msg[i] = dev + at + j.pklen + sl;
+        at += j.pklen + sl + j.msglen;
         msg_len[i] = (uint32_t)j.msglen;
         ok[i] = 0;
     }
     /* the copies into pinned memory are most of the host's work: over the thread pool */
-    pack_args pa = {s.jobs.data(), pk, sig, msg, s.host, dev, nj};
+    pack_args pa = {s.jobs.data(), pk, sig, msg, s.host, dev, nj, s.run == nullptr};
     const double t0 = host_ms();
     hbs_parallel_for((nj + SFV_PACK_BLOCK - 1) / SFV_PACK_BLOCK, pack_block, &pa);
     sfv_timing::copy += host_ms() - t0;
     HBS_CUDA(cudaMemcpyAsync(s.dev, s.host, at, cudaMemcpyHostToDevice, s.stream));
+    if (s.run)
+        HBS_CUDA(cudaMemcpyAsync(s.dev + (drun - dev), s.run, s.run_len, cudaMemcpyHostToDevice,
+                                 s.stream));
     sfv_jobs dj;
     dj.pk = (const uint8_t *const *)s.dev;
     dj.sig = dj.pk + nj;
@@ -597,6 +610,8 @@ static int verify_chunks(device_ctx *d, hbs_stateful_family family, int *results
         st[k].stream = streams[k];
         st[k].busy = false;
         st[k].host = st[k].dev = st[k].scratch = nullptr;
+        st[k].run = nullptr;
+        st[k].run_len = 0;
     }
     std::vector<sfv_job> slots;
     std::vector<uint8_t> got;
@@ -618,12 +633,16 @@ static int verify_chunks(device_ctx *d, hbs_stateful_family family, int *results
         if (jobs.empty())
             continue;
         s.jobs.swap(jobs);
-        const size_t need = stage_bytes(s.jobs), scratch = sort_jobs(s.jobs);
+        /* signatures in page-locked memory, one after another, go up as they are */
+        s.run = pinned_run(sigs + from, siglens + from, to - from, siglens[from]);
+        s.run_len = s.run ? (to - from) * siglens[from] : 0;
+        const size_t need = stage_bytes(s.jobs, s.run != nullptr),
+                     dneed = need + s.run_len, scratch = sort_jobs(s.jobs);
         /* A buffer that grows frees the old one, which waits for the whole device: the other
          * stages' chunks are collected first. Only then, for the pools keep their buffers
          * from call to call: waiting here every call (a quarter-size first chunk makes the
          * next one look bigger) would stall the pipeline each time. */
-        if (host_buf_grows(d, SFV_HOST + k, need) || dev_buf_grows(d, SFV_DEV + k, need) ||
+        if (host_buf_grows(d, SFV_HOST + k, need) || dev_buf_grows(d, SFV_DEV + k, dneed) ||
             dev_buf_grows(d, SFV_SCRATCH + k, scratch)) {
             t0 = host_ms();
             for (sfv_stage &o : st)
@@ -632,7 +651,7 @@ static int verify_chunks(device_ctx *d, hbs_stateful_family family, int *results
             tm.add(tm.wait, t0);
         }
         if ((err = host_buf(d, SFV_HOST + k, need, (void **)&s.host)) ||
-            (err = dev_buf(d, SFV_DEV + k, need, (void **)&s.dev)) ||
+            (err = dev_buf(d, SFV_DEV + k, dneed, (void **)&s.dev)) ||
             (err = dev_buf(d, SFV_SCRATCH + k, scratch, (void **)&s.scratch)))
             return err;
         t0 = host_ms();

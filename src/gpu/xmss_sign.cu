@@ -186,7 +186,7 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
                       const std::vector<size_t> &layer_at, uint64_t first, size_t count,
                       const uint32_t *leaf, const uint64_t *tree, const uint8_t *dig,
                       const uint8_t *const *msgs, const size_t *msglens, uint8_t *sigs,
-                      size_t sb, sign_timer &tm)
+                      size_t sb, release_gate &gate, sign_timer &tm)
 {
     const unsigned H = p->tree_h, D = p->d;
     const size_t len = p->len, T = trees.size(), tn = ((size_t)2 << H) - 1;
@@ -239,6 +239,8 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
                  prep_b = (span << H) * lt_u * 96 + 96,
                  lvp_b = xf_levels_scratch(H, gsize > usize ? gsize : usize);
     uint32_t *dlvp[2] = {nullptr, nullptr}, *dupp = nullptr, *dsprep[2] = {nullptr, nullptr};
+    /* sigs in page-locked memory (hbs_gpu_host_alloc): the GPU copies into it, no staging */
+    const bool direct = host_pinned(sigs, out_bytes);
     int err;
     std::lock_guard<std::mutex> g(d->lock);
     if ((err = host_buf(d, SFS_F_UP, up_len, (void **)&hup)) ||
@@ -257,8 +259,10 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
         (err = dev_buf(d, SFS_F_UPPREP, nup * len * 15 * 64 + 64, (void **)&dupp)) ||
         (err = dev_buf(d, SFS_F_OUT, out_bytes, (void **)&dout)) ||
         (err = host_buf(d, SFS_F_NODES, node_bytes, (void **)&hnodes)) ||
-        (err = host_buf(d, SFS_F_OUT, out_bytes, (void **)&hout)))
+        (!direct && (err = host_buf(d, SFS_F_OUT, out_bytes, (void **)&hout))))
         return err;
+    if (direct)
+        hout = sigs;
     int32_t *cap = (int32_t *)(hup + a_cap);
     for (size_t k = 0; k < T; k++) {
         ((uint32_t *)hup)[k] = trees[k].layer;
@@ -490,10 +494,18 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
         if (a.count)
             xf_assemble<<<a.count, 128, 0, s>>>(a);
         if ((err = cuda_err(cudaGetLastError(), "kernel launch", __LINE__)) ||
-            (err = cuda_err(cudaEventRecord(ev[3 + 2 * g], s), "cudaEventRecord", __LINE__)) ||
-            (err = cuda_err(cudaStreamWaitEvent(d->copy, ev[3 + 2 * g], 0), "cudaStreamWaitEvent", __LINE__)) ||
-            (err = cuda_err(cudaMemcpyAsync(hout + (size_t)a.i0 * sb, dout + (size_t)a.i0 * sb,
-                                            (size_t)a.count * sb, cudaMemcpyDeviceToHost, d->copy),
+            (err = cuda_err(cudaEventRecord(ev[3 + 2 * g], s), "cudaEventRecord", __LINE__)))
+            break;
+    }
+    /* every group is queued; the copies into the caller's memory only once the reservation
+     * is durable (it takes about a millisecond, the first group several) */
+    if (!err && direct)
+        err = gate.wait();
+    for (size_t g = 0; g < groups && !err; g++) {
+        const size_t i0 = sig_at(g), n = sig_at(g + 1) - i0;
+        if ((err = cuda_err(cudaStreamWaitEvent(d->copy, ev[3 + 2 * g], 0), "cudaStreamWaitEvent", __LINE__)) ||
+            (err = cuda_err(cudaMemcpyAsync(hout + i0 * sb, dout + i0 * sb, n * sb,
+                                            cudaMemcpyDeviceToHost, d->copy),
                             "cudaMemcpyAsync", __LINE__)) ||
             (err = cuda_err(cudaEventRecord(ev[4 + 2 * g], d->copy), "cudaEventRecord", __LINE__)))
             break;
@@ -513,6 +525,10 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
             break;
         if (g == 0)
             tm.mark("gpu (first group)");
+        if (direct)
+            continue;
+        if (g == 0 && (err = gate.wait()))
+            break;
         const size_t a0 = sig_at(g) * sb, a1 = sig_at(g + 1) * sb;
         par_copy(sigs + a0, hout + a0, a1 - a0);
     }
@@ -550,7 +566,8 @@ uint64_t xmss_batch_tree(const uint8_t *st, size_t stlen)
 int xmss_batch(device_ctx *d, const hbs_leaf_engine *e, const uint8_t *st, size_t stlen,
                uint64_t first, uint8_t *sigs, size_t sb, const uint8_t *const *msgs,
                const size_t *msglens, size_t count, bool with_next, bool *cpu,
-               std::vector<xtree> &trees, unsigned *tree_h, size_t *node_n, sign_timer &tm)
+               std::vector<xtree> &trees, unsigned *tree_h, size_t *node_n, release_gate &gate,
+               sign_timer &tm)
 {
     const hbs_xmss_params *p = xmss_state_params(st, stlen);
     if (!p || stlen < 24 + 4 * (size_t)p->n || sget64(st + 8) > first || p->sig_bytes != sb)
@@ -648,7 +665,7 @@ int xmss_batch(device_ctx *d, const hbs_leaf_engine *e, const uint8_t *st, size_
     if (fused)
         err = xmss_fused(d, p, sk_seed, sk_prf, pub_seed, root, trees, tfirst, layer_at, first,
                          count, J_leaf, J_tree, gpu_msgs ? nullptr : J_dig, msgs, msglens,
-                         sigs, sb, tm);
+                         sigs, sb, gate, tm);
     else
         err = xmss_build(e, &c, p, sk_seed, pub_seed, trees);
     tm.mark(fused ? "copies" : "trees");
@@ -707,7 +724,10 @@ int xmss_batch(device_ctx *d, const hbs_leaf_engine *e, const uint8_t *st, size_
         hbs_memzero(&xmid, sizeof xmid);
         tm.mark("one-time signatures");
     }
-    /* assembly: idx || r || per layer, WOTS+ signature || authentication path */
+    /* assembly: idx || r || per layer, WOTS+ signature || authentication path (once the
+     * reservation is durable) */
+    if (!err)
+        err = gate.wait();
     if (!err)
         par_for(count, [&](size_t i) {
             const uint64_t G = first + i;

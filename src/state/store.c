@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/ct.h"
@@ -48,6 +49,10 @@ unsigned hbs_store_test_fail_at(unsigned step)
     atomic_store(&fault_step, step);
     return ran;
 }
+
+static atomic_uint hold_ms; /* 0: off */
+
+unsigned hbs_store_test_hold(unsigned ms) { return atomic_exchange(&hold_ms, ms); }
 
 /* Counts one fallible operation; 1 if it is the one that must fail. The counter only grows,
  * so a chosen step fails exactly once. */
@@ -273,6 +278,12 @@ static int replace_file(int dirfd, const char *tmp, const char *name, const uint
 {
     if (write_temp(dirfd, tmp, img, n, nosync) != 0)
         return REPLACE_UNTOUCHED;
+    const unsigned hold = atomic_load(&hold_ms);
+    if (hold) { /* (tests: a slow disk, the new state not yet in place) */
+        struct timespec t = {(time_t)(hold / 1000), (long)(hold % 1000) * 1000000L};
+        while (nanosleep(&t, &t) != 0 && errno == EINTR) {
+        }
+    }
     if (rename_in(dirfd, tmp, name) != 0) {
         unlink_quiet(dirfd, tmp);
         return REPLACE_UNTOUCHED;

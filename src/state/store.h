@@ -123,5 +123,9 @@ HBS_WARN_UNUSED_RESULT int hbs_store_parse(const uint8_t *in, size_t inlen, uint
  * fsync, close, rename, link) of create/commit from now on fail once with EIO; 0 disarms.
  * Process-wide; returns the number of such operations run since the previous call. */
 unsigned hbs_store_test_fail_at(unsigned step);
+/* Test-only slow disk: every create/commit from now on waits ms milliseconds after writing
+ * its temporary file, before the rename that puts the new state in place; 0 disarms.
+ * Process-wide; returns the previous value. */
+unsigned hbs_store_test_hold(unsigned ms);
 
 #endif

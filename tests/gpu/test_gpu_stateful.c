@@ -7,9 +7,11 @@
  * file by the batch. Without a
  * GPU every test skips and says so. */
 #include <dirent.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "hbs/gpu.h"
 #include "hbs/lms.h"
@@ -17,6 +19,7 @@
 #include "hbs/xmss.h"
 #include "json.h"
 #include "state/stateful_batch.h"
+#include "state/store.h"
 #include "test.h"
 
 #define NO_GPU "no CUDA GPU: this build has no CUDA or this machine has no usable GPU"
@@ -648,6 +651,28 @@ static void test_gpu_stateful_verify_many(void)
  * A third copy skips over each batch on the CPU (hbs_stateful_batch_begin / _end): the GPU
  * key's state must then be the same bytes (the skip's route over a tree's end differs from
  * signing one by one, so that copy's state is not compared). */
+/* With sign_pinned set, sign_set's GPU signatures go into page-locked memory from
+ * hbs_gpu_host_alloc, which the GPU fills itself (no staging copy). */
+static int sign_pinned;
+
+static uint8_t *sig_buf(size_t bytes, int pinned)
+{
+    void *p = NULL;
+    if (!pinned)
+        return malloc(bytes);
+    if (hbs_gpu_host_alloc(&p, bytes) != HBS_OK)
+        CHECK_MSG(0, "hbs_gpu_host_alloc(%zu): %s", bytes, hbs_gpu_last_error());
+    return p;
+}
+
+static void sig_buf_free(uint8_t *p, int pinned)
+{
+    if (pinned)
+        hbs_gpu_host_free(p);
+    else
+        free(p);
+}
+
 static int sign_set(const char *alg, const size_t *batches, size_t nb, const uint8_t *seed_in)
 {
     char pc[4096], pg[4096], px[4096];
@@ -675,7 +700,8 @@ static int sign_set(const char *alg, const size_t *batches, size_t nb, const uin
     for (size_t b = 0; b < nb && ok; b++) {
         const size_t count = batches[b];
         const uint64_t before = hbs_stateful_key_index(kg);
-        uint8_t *gs = malloc(count * sb), *cs = malloc(sb), *mbuf = malloc(count * 64);
+        uint8_t *gs = sig_buf(count * sb, sign_pinned), *cs = malloc(sb),
+                *mbuf = malloc(count * 64);
         const uint8_t **msgs = malloc(count * sizeof *msgs);
         size_t *lens = malloc(count * sizeof *lens), bad = 0;
         if (!gs || !cs || !mbuf || !msgs || !lens) {
@@ -725,7 +751,7 @@ static int sign_set(const char *alg, const size_t *batches, size_t nb, const uin
                 hbs_stateful_batch_free_state(xs, ls);
             }
         }
-        free(gs);
+        sig_buf_free(gs, sign_pinned);
         free(cs);
         free(mbuf);
         free(msgs);
@@ -777,6 +803,284 @@ static void test_gpu_stateful_sign_many(void)
     same += (size_t)sign_set("XMSSMT-SHA2_20/4_256", big, 3, NULL), sets++;
     same += (size_t)sign_set("LMS_SHA256_M24_H5/LMOTS_SHA256_N24_W8,LMS_SHA256_M32_H10/LMOTS_SHA256_N32_W4", big, 3, NULL), sets++;
     test_note("%zu/%zu sets: GPU batch signatures = CPU signatures byte for byte", same, sets);
+}
+
+/* The same into page-locked memory (hbs_gpu_host_alloc), which the GPU fills itself: the
+ * fused XMSS^MT path in groups, a whole small key, a one-level LMS key (signed whole on
+ * the GPU), an HSS key of two levels. */
+static void test_gpu_stateful_sign_many_pinned(void)
+{
+    static const size_t big[] = {1, 1500, 3000}, whole[] = {3, 1021}, lms[] = {32};
+    size_t same = 0, sets = 0;
+    if (!have_gpu())
+        return;
+    sign_pinned = 1;
+    same += (size_t)sign_set("XMSSMT-SHA2_20/2_256", big, 3, NULL), sets++;
+    same += (size_t)sign_set("XMSS-SHA2_10_256", whole, 2, NULL), sets++;
+    same += (size_t)sign_set("LMS_SHA256_M32_H5/LMOTS_SHA256_N32_W4", lms, 1, NULL), sets++;
+    same += (size_t)sign_set("LMS_SHA256_M32_H5/LMOTS_SHA256_N32_W4,LMS_SHA256_M32_H10/LMOTS_SHA256_N32_W2", big, 3, NULL), sets++;
+    sign_pinned = 0;
+    test_note("%zu/%zu sets: GPU batch signatures into page-locked memory = CPU signatures",
+              same, sets);
+}
+
+/* The signing paths, one set each: fused XMSS^MT, general XMSS (SHAKE), a one-level LMS key
+ * (signed whole on the GPU), HSS; PATH_COUNT messages a batch (two batches: a 32-leaf key
+ * has room). */
+static const char *const path_algs[] = {
+    "XMSSMT-SHA2_20/2_256", "XMSS-SHAKE_10_256", "LMS_SHA256_M32_H5/LMOTS_SHA256_N32_W4",
+    "LMS_SHA256_M32_H5/LMOTS_SHA256_N32_W4,LMS_SHA256_M32_H5/LMOTS_SHA256_N32_W8"};
+#define N_PATH_ALGS (sizeof path_algs / sizeof path_algs[0])
+enum { PATH_COUNT = 12 };
+
+typedef struct {
+    uint8_t bytes[PATH_COUNT][16];
+    const uint8_t *msgs[PATH_COUNT];
+    size_t lens[PATH_COUNT];
+} path_msgs;
+
+static void path_msgs_make(path_msgs *m)
+{
+    for (size_t i = 0; i < PATH_COUNT; i++) {
+        test_rand_bytes(m->bytes[i], sizeof m->bytes[i]);
+        m->msgs[i] = m->bytes[i];
+        m->lens[i] = sizeof m->bytes[i];
+    }
+}
+
+/* A new GPU-made key of path_algs[a] in the file path (tag-a in the test folder), opened
+ * with fsync; null if none. */
+static hbs_stateful_key *path_key(size_t a, const char *tag, char *path, size_t cap,
+                                  uint8_t *pk, size_t *pklen)
+{
+    uint8_t seed[3 * 64];
+    hbs_stateful_key *k = NULL;
+    test_rand_bytes(seed, sizeof seed);
+    snprintf(path, cap, "%s/gss-%s-%zu.key", test_tmpdir(), tag, a);
+    if (!batch_key(path_algs[a], path, seed, pk, pklen))
+        return NULL;
+    CHECK_INT(hbs_stateful_open(&k, path, 0, 1), HBS_OK);
+    return k;
+}
+
+/* How many of the batch's signatures in buf do not verify. */
+static size_t path_bad(hbs_stateful_key *k, const uint8_t *pk, size_t pklen, const path_msgs *m,
+                       const uint8_t *buf, size_t sb)
+{
+    size_t bad = 0;
+    for (size_t i = 0; i < PATH_COUNT; i++)
+        bad += hbs_stateful_verify(hbs_stateful_key_family(k), pk, pklen, m->msgs[i],
+                                   m->lens[i], buf + i * sb, sb) != HBS_OK;
+    return bad;
+}
+
+/* The reservation fails (an I/O error injected into the key file's update, which runs
+ * beside the signing): the call returns that error, the buffer holds no signature (every
+ * byte zero, into pageable or page-locked memory), the key stays at its index; then the
+ * same batch signs, and every signature verifies. Each signing path: fused XMSS^MT, the
+ * general XMSS path (SHAKE), a one-level LMS key signed whole, HSS. */
+static void test_gpu_stateful_sign_many_reserve_fails(void)
+{
+    char path[4096];
+    uint8_t pk[HBS_STATEFUL_MAX_PK_BYTES];
+    size_t pklen = 0, refused = 0, runs = 0;
+    path_msgs m;
+    if (!have_gpu())
+        return;
+    path_msgs_make(&m);
+    for (size_t a = 0; a < N_PATH_ALGS; a++) {
+        hbs_stateful_key *k = path_key(a, "resfail", path, sizeof path, pk, &pklen);
+        const size_t sb = k ? hbs_stateful_sig_bytes(k) : 0;
+        for (int pinned = 0; k && pinned < 2; pinned++, runs++) {
+            uint8_t *buf = sig_buf(PATH_COUNT * sb, pinned);
+            if (!buf)
+                break;
+            const uint64_t before = hbs_stateful_key_index(k);
+            memset(buf, 0xa5, PATH_COUNT * sb);
+            (void)hbs_store_test_fail_at(1);
+            const int rc =
+                hbs_gpu_stateful_sign_many(k, buf, PATH_COUNT * sb, m.msgs, m.lens, PATH_COUNT);
+            (void)hbs_store_test_fail_at(0);
+            size_t left = 0;
+            for (size_t i = 0; i < PATH_COUNT * sb; i++)
+                left += buf[i] != 0;
+            CHECK_MSG(rc == HBS_ERR_IO, "%s: sign_many with a failing reservation: %d",
+                      path_algs[a], rc);
+            CHECK_MSG(left == 0, "%s: %zu bytes left in the buffer after a failed reservation",
+                      path_algs[a], left);
+            CHECK_INT(hbs_stateful_key_index(k), before);
+            refused += rc == HBS_ERR_IO && left == 0 && hbs_stateful_key_index(k) == before;
+            /* without the fault: the same indices, signed */
+            CHECK_INT(hbs_gpu_stateful_sign_many(k, buf, PATH_COUNT * sb, m.msgs, m.lens,
+                                                 PATH_COUNT),
+                      HBS_OK);
+            CHECK_INT(hbs_stateful_key_index(k), before + PATH_COUNT);
+            const size_t bad = path_bad(k, pk, pklen, &m, buf, sb);
+            CHECK_MSG(bad == 0, "%s: %zu signatures do not verify", path_algs[a], bad);
+            sig_buf_free(buf, pinned);
+        }
+        hbs_stateful_close(k);
+        remove(path);
+    }
+    test_note("%zu/%zu batches refused whole when the reservation failed", refused, runs);
+}
+
+/* A thread watching the end of every signature in a buffer filled with 0xa5: the ms (from
+ * t0) at which the first of them changed, or -1 if none did before stop. */
+typedef struct {
+    const volatile uint8_t *buf;
+    size_t sb, count;
+    volatile int stop;
+    double t0, first;
+} sig_watch;
+
+static double mono_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+static void *watch_sigs(void *arg)
+{
+    sig_watch *w = arg;
+    w->first = -1;
+    while (!w->stop && w->first < 0)
+        for (size_t i = 0; i < w->count && w->first < 0; i++)
+            for (size_t b = w->sb - 32; b < w->sb; b++)
+                if (w->buf[i * w->sb + b] != 0xa5) {
+                    w->first = mono_ms() - w->t0;
+                    break;
+                }
+    return NULL;
+}
+
+/* No signature reaches the caller's buffer before the batch's reservation is in place: with
+ * the key file's update held back (a slow disk: hbs_store_test_hold) the GPU finishes long
+ * before the reservation, and a thread watching the buffer must see the end of every
+ * signature (written with its one-time signature or after it, on every path) stay as it was
+ * until the hold is over; then every signature verifies. Into pageable and page-locked
+ * memory; fused XMSS^MT, general XMSS (SHAKE), a one-level LMS key, HSS. */
+static void test_gpu_stateful_sign_many_slow_disk(void)
+{
+    enum { HOLD_MS = 300 };
+    char path[4096];
+    uint8_t pk[HBS_STATEFUL_MAX_PK_BYTES];
+    size_t pklen = 0, held = 0, runs = 0;
+    double earliest = 1e9;
+    path_msgs m;
+    if (!have_gpu())
+        return;
+    path_msgs_make(&m);
+    for (size_t a = 0; a < N_PATH_ALGS; a++) {
+        hbs_stateful_key *k = path_key(a, "slow", path, sizeof path, pk, &pklen);
+        const size_t sb = k ? hbs_stateful_sig_bytes(k) : 0;
+        for (int pinned = 0; k && pinned < 2; pinned++, runs++) {
+            uint8_t *buf = sig_buf(PATH_COUNT * sb, pinned);
+            pthread_t th;
+            if (!buf)
+                break;
+            memset(buf, 0xa5, PATH_COUNT * sb);
+            sig_watch w = {buf, sb, PATH_COUNT, 0, mono_ms(), -1};
+            (void)hbs_store_test_hold(HOLD_MS);
+            const int started = pthread_create(&th, NULL, watch_sigs, &w) == 0;
+            const int rc =
+                hbs_gpu_stateful_sign_many(k, buf, PATH_COUNT * sb, m.msgs, m.lens, PATH_COUNT);
+            (void)hbs_store_test_hold(0);
+            w.stop = 1;
+            if (started)
+                pthread_join(th, NULL);
+            CHECK(started);
+            CHECK_MSG(rc == HBS_OK, "%s: sign_many %d (%s)", path_algs[a], rc,
+                      hbs_gpu_last_error());
+            CHECK_MSG(w.first < 0 || w.first >= HOLD_MS - 5,
+                      "%s (%s memory): a signature was in the buffer %.1f ms into the call, "
+                      "before the reservation (held %d ms)",
+                      path_algs[a], pinned ? "page-locked" : "pageable", w.first, HOLD_MS);
+            held += w.first < 0 || w.first >= HOLD_MS - 5;
+            if (w.first >= 0 && w.first < earliest)
+                earliest = w.first;
+            const size_t bad = path_bad(k, pk, pklen, &m, buf, sb);
+            CHECK_MSG(bad == 0, "%s: %zu signatures do not verify", path_algs[a], bad);
+            sig_buf_free(buf, pinned);
+        }
+        hbs_stateful_close(k);
+        remove(path);
+    }
+    test_note("%zu/%zu batches: nothing in the buffer before the reservation (held %d ms; "
+              "the first signature bytes seen at %.0f ms)",
+              held, runs, HOLD_MS, earliest < 1e9 ? earliest : -1.0);
+}
+
+/* Batch verification of signatures that lie one after another in page-locked memory (they
+ * go up to the GPU as they are, without the packing's copy): every verdict HBS_OK; one
+ * flipped bit fails that item alone; an item of another length breaks the run (the chunk
+ * is packed as usual) and fails alone. XMSS^MT, a one-level LMS key, HSS. */
+static void test_gpu_stateful_verify_pinned(void)
+{
+    static const char *const algs[] = {
+        "XMSSMT-SHA2_20/2_256", "LMS_SHA256_M32_H10/LMOTS_SHA256_N32_W4",
+        "LMS_SHA256_M32_H5/LMOTS_SHA256_N32_W4,LMS_SHA256_M32_H5/LMOTS_SHA256_N32_W8"};
+    enum { COUNT = 40 };
+    char path[4096];
+    uint8_t seed[3 * 64], pk[HBS_STATEFUL_MAX_PK_BYTES], mbuf[COUNT][20];
+    const uint8_t *msgs[COUNT], *sp[COUNT], *pks[1];
+    size_t lens[COUNT], slens[COUNT], pklen = 0, pkl[1], good = 0;
+    int res[COUNT];
+    if (!have_gpu())
+        return;
+    for (size_t i = 0; i < COUNT; i++) {
+        test_rand_bytes(mbuf[i], sizeof mbuf[i]);
+        msgs[i] = mbuf[i];
+        lens[i] = i % 21;
+    }
+    for (size_t a = 0; a < sizeof algs / sizeof algs[0]; a++) {
+        hbs_stateful_key *k = NULL;
+        uint8_t *buf = NULL;
+        test_rand_bytes(seed, sizeof seed);
+        snprintf(path, sizeof path, "%s/gss-vpinned-%zu.key", test_tmpdir(), a);
+        if (!batch_key(algs[a], path, seed, pk, &pklen))
+            continue;
+        CHECK_INT(hbs_stateful_open(&k, path, HBS_STATEFUL_NO_SYNC, 1), HBS_OK);
+        const size_t sb = k ? hbs_stateful_sig_bytes(k) : 0;
+        if (k && (buf = sig_buf(COUNT * sb, 1)) != NULL) {
+            const hbs_stateful_family fam = hbs_stateful_key_family(k);
+            int ok = 1;
+            CHECK_INT(hbs_gpu_stateful_sign_many(k, buf, COUNT * sb, msgs, lens, COUNT), HBS_OK);
+            pks[0] = pk;
+            pkl[0] = pklen;
+            for (size_t i = 0; i < COUNT; i++) {
+                sp[i] = buf + i * sb;
+                slens[i] = sb;
+            }
+            /* all valid; then one bit flipped in item 7; then item 30 one byte short */
+            for (int round = 0; round < 3; round++) {
+                if (round == 1)
+                    buf[7 * sb + sb / 2] ^= 0x10;
+                if (round == 2) {
+                    buf[7 * sb + sb / 2] ^= 0x10;
+                    slens[30] = sb - 1;
+                }
+                const int rc = hbs_gpu_stateful_verify_many(fam, res, sp, slens, msgs, lens,
+                                                            COUNT, pks, pkl, 1);
+                CHECK_MSG(rc == HBS_OK || rc == HBS_ERR_VERIFY_FAILED, "%s: verify_many %d",
+                          algs[a], rc);
+                size_t wrong = 0;
+                for (size_t i = 0; i < COUNT; i++) {
+                    const int bad = (round == 1 && i == 7) || (round == 2 && i == 30);
+                    wrong += (res[i] == HBS_OK) == bad;
+                }
+                CHECK_MSG(wrong == 0, "%s: round %d: %zu wrong verdicts", algs[a], round, wrong);
+                ok &= wrong == 0;
+            }
+            good += (size_t)ok;
+        }
+        sig_buf_free(buf, 1);
+        hbs_stateful_close(k);
+        remove(path);
+    }
+    test_note("%zu/%zu sets: verdicts from page-locked signatures right (valid, a flipped "
+              "bit, a short one)", good, sizeof algs / sizeof algs[0]);
 }
 
 /* Two keys alike in their public seed (XMSS: PUB_SEED; HSS: I) and different in their
@@ -862,5 +1166,9 @@ const hbs_test hbs_tests_gpu_stateful[] = {
     {"sign_many", test_gpu_stateful_sign_many},
     {"sign_many_misuse", test_gpu_stateful_sign_many_misuse},
     {"sign_many_cache", test_gpu_stateful_sign_many_cache},
+    {"sign_many_pinned", test_gpu_stateful_sign_many_pinned},
+    {"sign_many_slow_disk", test_gpu_stateful_sign_many_slow_disk},
+    {"verify_pinned", test_gpu_stateful_verify_pinned},
+    {"sign_many_reserve_fails", test_gpu_stateful_sign_many_reserve_fails},
     {NULL, NULL},
 };

@@ -9,6 +9,7 @@
 #include "hbs/gpu.h"
 #include "hbs/stateful.h"
 
+#include <mutex>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +52,40 @@ extern "C" int hbs_gpu_alloc(int device, void **out, size_t bytes)
     return *out ? HBS_OK : HBS_ERR_INVALID_ARGUMENT;
 }
 extern "C" void hbs_gpu_free(int, void *p) { free(p); }
+
+/* "Page-locked" memory: plain memory the emulated GPU copies into directly (host_pinned) */
+static std::mutex pinned_lock;
+static std::vector<std::pair<const uint8_t *, size_t>> pinned;
+extern "C" int hbs_gpu_host_alloc(void **out, size_t bytes)
+{
+    *out = malloc(bytes ? bytes : 1);
+    if (!*out)
+        return HBS_ERR_NO_MEMORY;
+    std::lock_guard<std::mutex> g(pinned_lock);
+    pinned.emplace_back((const uint8_t *)*out, bytes ? bytes : 1);
+    return HBS_OK;
+}
+extern "C" void hbs_gpu_host_free(void *p)
+{
+    std::lock_guard<std::mutex> g(pinned_lock);
+    for (size_t i = 0; i < pinned.size(); i++)
+        if (pinned[i].first == p) {
+            pinned.erase(pinned.begin() + (long)i);
+            break;
+        }
+    free(p);
+}
+bool hbs_gpu::host_pinned(const void *p, size_t bytes)
+{
+    const uintptr_t a = (uintptr_t)p;
+    std::lock_guard<std::mutex> g(pinned_lock);
+    for (const auto &r : pinned) {
+        const uintptr_t b = (uintptr_t)r.first;
+        if (bytes && bytes <= r.second && a >= b && a - b <= r.second - bytes)
+            return true;
+    }
+    return false;
+}
 extern "C" int hbs_gpu_copy_to(int, void *dst, const void *src, size_t bytes)
 {
     memcpy(dst, src, bytes);

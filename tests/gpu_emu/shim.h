@@ -7,6 +7,8 @@
 #pragma once
 #include <stdint.h>
 #include <string.h>
+/* (before __noinline__ below, which the standard headers spell as an attribute themselves) */
+#include <condition_variable>
 
 #define __device__
 #define __global__

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/leaf_engine.h"
+#include "gpu/host_pinned.h" /* (host_pinned: glue.cpp, what the emulated hbs_gpu_host_alloc gave) */
 
 typedef int cudaError_t;
 typedef int *cudaStream_t;
