@@ -18,7 +18,7 @@ bool host_pinned(const void *p, size_t bytes);
 inline const uint8_t *pinned_run(const uint8_t *const *items, const size_t *lens,
                                  size_t count, size_t size)
 {
-    if (count == 0 || !items[0])
+    if (count == 0 || size == 0 || count > SIZE_MAX / size || !items[0])
         return nullptr;
     const uintptr_t base = (uintptr_t)items[0];
     for (size_t i = 0; i < count; i++)
