@@ -196,7 +196,9 @@ HBS_API HBS_WARN_UNUSED_RESULT int hbs_gpu_stateful_verify_device(
  * Signs msgs[0..count) with the key's next count indices, in order, into sigs (count *
  * hbs_stateful_sig_bytes(key) bytes, packed; sigcap is its size): byte for byte what count
  * calls of hbs_stateful_sign would give. The key file gives up all count indices (written,
- * fsynced, renamed, as hbs_stateful_sign does) while the GPU signs, and no one-time
+ * fsynced, renamed, as hbs_stateful_sign does; with a reserve of more than count at
+ * hbs_stateful_open, that many, and the batches that fall within them write nothing) while
+ * the GPU signs, and no one-time
  * signature reaches sigs before that is durable (a crash in the call may burn the indices,
  * never hand one out twice). sigs from hbs_gpu_host_alloc spares a copy.
  * The one-time signatures and the trees of the batch's layers are computed on the GPUs in

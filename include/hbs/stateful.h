@@ -65,7 +65,8 @@ HBS_API HBS_WARN_UNUSED_RESULT int hbs_stateful_keygen_ex(const char *alg, const
 
 /* Opens and locks a key file. reserve (>= 1) is how many indices each state update sets
  * aside: 1 writes the file before every signature; N writes it once per N signatures and a
- * crash burns at most N - 1 indices. Errors: HBS_ERR_BUSY, HBS_ERR_STATE (corrupt file,
+ * crash burns at most N - 1 indices (a batch, hbs_gpu_stateful_sign_many, sets aside its
+ * count or N, whichever is more). Errors: HBS_ERR_BUSY, HBS_ERR_STATE (corrupt file,
  * left as it is), HBS_ERR_IO, HBS_ERR_NO_MEMORY. */
 HBS_API HBS_WARN_UNUSED_RESULT int hbs_stateful_open(hbs_stateful_key **key, const char *path,
                                                      int flags, uint32_t reserve);

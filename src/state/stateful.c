@@ -436,6 +436,11 @@ int hbs_stateful_batch_begin(hbs_stateful_key *k, uint64_t count, uint64_t *firs
         return rc;
     next = index + count;
     if (next > k->reserved) {
+        /* as many as the key's reserve when that is more (hbs_stateful_open): the batches
+         * after this one within it write nothing */
+        if (count < k->reserve)
+            next = k->reserve > hbs_stateful_key_end(k) - index ? hbs_stateful_key_end(k)
+                                                                : index + k->reserve;
         rc = hbs_store_commit(k->store, next, *state, *statelen);
         if (rc != HBS_OK) {
             hbs_stateful_batch_free_state(*state, *statelen);

@@ -3,7 +3,9 @@
  *
  *  1. hbs_stateful_batch_begin sets the next `count` indices aside durably: the key file's
  *     next moves to at least first + count (written, fsynced, renamed) before it returns
- *     HBS_OK. It also hands out the key's exported private state at `first` (the payload
+ *     HBS_OK; to first + the key's reserve (hbs_stateful_open) when that is more, so that
+ *     the batches after it within that range write nothing (unless the file is there
+ *     already). It also hands out the key's exported private state at `first` (the payload
  *     format of lms/hss.h or xmss/xmss.h: seeds, parameters), from which the caller makes
  *     the signatures of indices first .. first + count - 1, each once.
  *  2. hbs_stateful_batch_end moves the key in memory past the batch (to first + count), so

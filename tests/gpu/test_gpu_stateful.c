@@ -925,6 +925,61 @@ static void test_gpu_stateful_sign_many_reserve_fails(void)
     test_note("%zu/%zu batches refused whole when the reservation failed", refused, runs);
 }
 
+/* A key opened with a reserve of 100: its first batch sets the reserve aside (one file
+ * write), the next batch within it writes nothing (an armed file fault stays unused) and
+ * signs on; every signature verifies, and reopening resumes after the reserve (or at the
+ * key's end). Each signing path. */
+static void test_gpu_stateful_sign_many_reserve_ahead(void)
+{
+    char path[4096];
+    uint8_t pk[HBS_STATEFUL_MAX_PK_BYTES];
+    size_t pklen = 0, good = 0;
+    path_msgs m;
+    if (!have_gpu())
+        return;
+    path_msgs_make(&m);
+    for (size_t a = 0; a < N_PATH_ALGS; a++) {
+        hbs_stateful_key *k = path_key(a, "ahead", path, sizeof path, pk, &pklen);
+        if (!k)
+            continue;
+        const size_t sb = hbs_stateful_sig_bytes(k);
+        const uint64_t total = hbs_stateful_key_total(k);
+        hbs_stateful_close(k);
+        k = NULL;
+        CHECK_INT(hbs_stateful_open(&k, path, 0, 100), HBS_OK);
+        uint8_t *buf = malloc(PATH_COUNT * sb);
+        int ok = k && buf;
+        for (int round = 0; ok && round < 2; round++) {
+            if (round == 1)
+                (void)hbs_store_test_fail_at(1);
+            const int rc =
+                hbs_gpu_stateful_sign_many(k, buf, PATH_COUNT * sb, m.msgs, m.lens, PATH_COUNT);
+            const unsigned ops = round == 1 ? hbs_store_test_fail_at(0) : 0;
+            CHECK_MSG(rc == HBS_OK, "%s: batch %d: %d", path_algs[a], round, rc);
+            CHECK_MSG(ops == 0, "%s: the batch within the reserve ran %u file operations",
+                      path_algs[a], ops);
+            const size_t bad = path_bad(k, pk, pklen, &m, buf, sb);
+            CHECK_MSG(bad == 0, "%s: %zu signatures do not verify", path_algs[a], bad);
+            ok &= rc == HBS_OK && ops == 0 && bad == 0;
+        }
+        hbs_stateful_close(k);
+        k = NULL;
+        CHECK_INT(hbs_stateful_open(&k, path, 0, 1), HBS_OK);
+        if (k && ok) {
+            const uint64_t want = total < 100 ? total : 100;
+            CHECK_MSG(hbs_stateful_key_index(k) == want, "%s: reopened at %llu, not %llu",
+                      path_algs[a], (unsigned long long)hbs_stateful_key_index(k),
+                      (unsigned long long)want);
+            good += hbs_stateful_key_index(k) == want;
+        }
+        free(buf);
+        hbs_stateful_close(k);
+        remove(path);
+    }
+    test_note("%zu/%zu sets: a second batch within the key's reserve wrote nothing", good,
+              N_PATH_ALGS);
+}
+
 /* A thread watching the end of every signature in a buffer filled with 0xa5: the ms (from
  * t0) at which the first of them changed, or -1 if none did before stop. */
 typedef struct {
@@ -1168,6 +1223,7 @@ const hbs_test hbs_tests_gpu_stateful[] = {
     {"sign_many_cache", test_gpu_stateful_sign_many_cache},
     {"sign_many_pinned", test_gpu_stateful_sign_many_pinned},
     {"sign_many_slow_disk", test_gpu_stateful_sign_many_slow_disk},
+    {"sign_many_reserve_ahead", test_gpu_stateful_sign_many_reserve_ahead},
     {"verify_pinned", test_gpu_stateful_verify_pinned},
     {"sign_many_reserve_fails", test_gpu_stateful_sign_many_reserve_fails},
     {NULL, NULL},

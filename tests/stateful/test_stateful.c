@@ -203,6 +203,29 @@ static void run_batch_reserve(const sf_case *c)
     CHECK_INT(sig_index(c, sig, siglen), 16);
     CHECK_INT(verify_one(c, pk, pklen, sig, siglen, 16), HBS_OK);
     hbs_stateful_close(k);
+    /* with a reserve of 20, a batch of 5 sets 20 aside; the next batch within them writes
+     * nothing (an armed file fault stays unused); a crash then resumes after the 20 */
+    CHECK_INT(hbs_stateful_open(&k, path, 0, 20), HBS_OK);
+    if (!k) {
+        free(sig);
+        return;
+    }
+    const uint64_t at = hbs_stateful_key_index(k);
+    CHECK_INT(hbs_stateful_batch_begin(k, 5, &first, &state, &statelen), HBS_OK);
+    CHECK_INT(first, at);
+    hbs_stateful_batch_free_state(state, statelen);
+    CHECK_INT(hbs_stateful_batch_end(k, at + 5), HBS_OK);
+    (void)hbs_store_test_fail_at(1);
+    CHECK_INT(hbs_stateful_batch_begin(k, 5, &first, &state, &statelen), HBS_OK);
+    CHECK_INT(hbs_store_test_fail_at(0), 0); /* no file operation ran */
+    CHECK_INT(first, at + 5);
+    hbs_stateful_batch_free_state(state, statelen);
+    hbs_stateful_close(k);
+    k = NULL;
+    CHECK_INT(hbs_stateful_open(&k, path, 0, 1), HBS_OK);
+    if (k) /* (a 32-leaf key has fewer left: the reserve stops at its end) */
+        CHECK_INT(hbs_stateful_key_index(k), at + 20 < c->total ? at + 20 : c->total);
+    hbs_stateful_close(k);
     remove_key(path);
     free(sig);
 }
