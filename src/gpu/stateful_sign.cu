@@ -483,8 +483,9 @@ static int sign_many(hbs_stateful_key *key, uint8_t *sigs, size_t sb, const uint
     if (reserve.joinable())
         reserve.join();
     if (tm.on) {
-        char b[64];
-        snprintf(b, sizeof b, "reserve (beside) %.3f", res_ms);
+        char b[96];
+        snprintf(b, sizeof b, "reserve (beside) %.3f, waited for it %.3f", res_ms,
+                 gate.waited_ms());
         tm.text += (tm.text.empty() ? "" : ", ") + std::string(b);
     }
     if (res_err != HBS_OK)

@@ -209,6 +209,7 @@ class release_gate {
     std::condition_variable cv_;
     bool done_ = false;
     int err_ = HBS_ERR_STATE;
+    double waited_ = 0; /* ms the signing spent blocked here (HBS_GPU_SIGN_TIMING) */
 
 public:
     void open(int err)
@@ -224,8 +225,17 @@ public:
     int wait()
     {
         std::unique_lock<std::mutex> g(m_);
-        cv_.wait(g, [this] { return done_; });
+        if (!done_) {
+            const double t0 = host_ms();
+            cv_.wait(g, [this] { return done_; });
+            waited_ += host_ms() - t0;
+        }
         return err_;
+    }
+    double waited_ms()
+    {
+        std::lock_guard<std::mutex> g(m_);
+        return waited_;
     }
 };
 
