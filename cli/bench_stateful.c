@@ -472,7 +472,7 @@ static int gpu_batch_row(const char *alg, const char *path, const char *lock,
      * GPU writes the signatures there itself, no staging copy): the key file is reopened
      * with each mode's flag */
     if (hbs_gpu_host_alloc((void **)&psigs, batch * sb) != HBS_OK)
-        psigs = NULL; /* (its column says '-') */
+        psigs = NULL; /* (its column says 0) */
     for (int mode = 0; mode < 3 && err == HBS_OK; mode++) {
         const int flags = mode == 1 ? HBS_STATEFUL_NO_SYNC : 0;
         uint8_t *into = mode == 2 ? psigs : sigs;

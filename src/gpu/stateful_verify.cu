@@ -164,9 +164,10 @@ struct sfv_stage {
     uint8_t *host, *dev, *scratch;
     std::vector<sfv_job> jobs; /* sorted by set */
     /* the chunk's signatures as one run of page-locked memory (pinned_run), copied to the
-     * device as they are after the packed bytes; null: packed with the rest */
+     * device as they are after the packed bytes (packed of them); null: packed with the
+     * rest */
     const uint8_t *run;
-    size_t run_len;
+    size_t run_len, packed;
     bool busy;
 };
 
@@ -426,7 +427,7 @@ static int stage_run(sfv_stage &s)
     const uint64_t dev = (uint64_t)(uintptr_t)s.dev;
     /* (a run sits on the device after the packed bytes, each job's signature at its
      * offset in the run) */
-    const uint64_t drun = dev + stage_bytes(s.jobs, true);
+    const uint64_t drun = dev + s.packed;
     uint64_t at = align8(nj * (3 * 8 + 4 + 1));
     for (size_t i = 0; i < nj; i++) {
         const sfv_job &j = s.jobs[i];
@@ -611,7 +612,7 @@ static int verify_chunks(device_ctx *d, hbs_stateful_family family, int *results
         st[k].busy = false;
         st[k].host = st[k].dev = st[k].scratch = nullptr;
         st[k].run = nullptr;
-        st[k].run_len = 0;
+        st[k].run_len = st[k].packed = 0;
     }
     std::vector<sfv_job> slots;
     std::vector<uint8_t> got;
@@ -636,8 +637,8 @@ static int verify_chunks(device_ctx *d, hbs_stateful_family family, int *results
         /* signatures in page-locked memory, one after another, go up as they are */
         s.run = pinned_run(sigs + from, siglens + from, to - from, siglens[from]);
         s.run_len = s.run ? (to - from) * siglens[from] : 0;
-        const size_t need = stage_bytes(s.jobs, s.run != nullptr),
-                     dneed = need + s.run_len, scratch = sort_jobs(s.jobs);
+        s.packed = stage_bytes(s.jobs, s.run != nullptr);
+        const size_t need = s.packed, dneed = need + s.run_len, scratch = sort_jobs(s.jobs);
         /* A buffer that grows frees the old one, which waits for the whole device: the other
          * stages' chunks are collected first. Only then, for the pools keep their buffers
          * from call to call: waiting here every call (a quarter-size first chunk makes the

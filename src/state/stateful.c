@@ -280,16 +280,22 @@ int hbs_stateful_open(hbs_stateful_key **key, const char *path, int flags, uint3
     return HBS_OK;
 }
 
+/* The next a state update from index sets on disk for count indices (count <= what is
+ * left): count or the key's reserve, whichever is more, but no further than the key's end. */
+static uint64_t reserve_next(const hbs_stateful_key *k, uint64_t index, uint64_t count)
+{
+    const uint64_t want = count > k->reserve ? count : k->reserve;
+    const uint64_t end = hbs_stateful_key_end(k);
+    return want > end - index ? end : index + want;
+}
+
 /* Sets aside indices index .. next-1 on disk: exports the key at its index and commits. */
 static int reserve_more(hbs_stateful_key *k)
 {
-    const uint64_t index = hbs_stateful_key_index(k), end = hbs_stateful_key_end(k);
-    uint64_t next = index + k->reserve;
+    const uint64_t next = reserve_next(k, hbs_stateful_key_index(k), 1);
     uint8_t *blob;
     size_t len = 0;
     int rc;
-    if (next > end || next < index)
-        next = end;
     if ((rc = key_export(k, &blob, &len)) != HBS_OK)
         return rc;
     rc = hbs_store_commit(k->store, next, blob, len);
@@ -436,11 +442,9 @@ int hbs_stateful_batch_begin(hbs_stateful_key *k, uint64_t count, uint64_t *firs
         return rc;
     next = index + count;
     if (next > k->reserved) {
-        /* as many as the key's reserve when that is more (hbs_stateful_open): the batches
-         * after this one within it write nothing */
-        if (count < k->reserve)
-            next = k->reserve > hbs_stateful_key_end(k) - index ? hbs_stateful_key_end(k)
-                                                                : index + k->reserve;
+        /* as many as the key's reserve when that is more: the batches after this one
+         * within it write nothing */
+        next = reserve_next(k, index, count);
         rc = hbs_store_commit(k->store, next, *state, *statelen);
         if (rc != HBS_OK) {
             hbs_stateful_batch_free_state(*state, *statelen);
