@@ -165,20 +165,35 @@ struct sha256_vars {
 
 /* sha256_compress of w into st where rounds 0 .. R0 - 1 are already done: pre holds the
  * working variables after them (their words were known ahead, so they were computed once,
- * not in every call). w must still hold all 16 words: the schedule reads them. Fully
- * unrolled, whatever the build's form: its callers are the hot chain steps. */
-template <int R0>
+ * not in every call). w must still hold all 16 words: the schedule reads them. FORM: full
+ * unroll, or the compact form's three looped passes for rounds 16 .. 63. */
+template <int R0, int FORM = SHA_FULL>
 __device__ __forceinline__ void sha256_compress_from(uint32_t st[8], const sha256_vars &pre,
                                                      uint32_t w[16])
 {
     uint32_t a = pre.v[0], b = pre.v[1], c = pre.v[2], d = pre.v[3], e = pre.v[4],
              f = pre.v[5], g = pre.v[6], h = pre.v[7];
+    if constexpr (FORM == SHA_FULL) {
 #pragma unroll
-    for (int i = 0; i < 64; i++) {
-        if (i >= 16)
-            HBS_SHA256_EXPAND(i);
-        if (i >= R0)
+        for (int i = 0; i < 64; i++) {
+            if (i >= 16)
+                HBS_SHA256_EXPAND(i);
+            if (i >= R0)
+                HBS_SHA256_ROUND(i, K256[i]);
+        }
+    } else {
+        /* the compact form's shape (the looped form's calls get it too) */
+#pragma unroll
+        for (int i = R0; i < 16; i++)
             HBS_SHA256_ROUND(i, K256[i]);
+#pragma unroll 1
+        for (int r = 16; r < 64; r += 16) {
+#pragma unroll
+            for (int i = 0; i < 16; i++) {
+                HBS_SHA256_EXPAND(i);
+                HBS_SHA256_ROUND(i, K256[r + i]);
+            }
+        }
     }
     st[0] += a;
     st[1] += b;

@@ -321,12 +321,13 @@ __device__ bool lat_xmss(const lat_args<FAM, N> &a, int j, int g, uint32_t *sh)
         ad.type = A_WOTS_HASH;
         /* the signed leaf keeps every value: its WOTS+ signature is then a copy */
         uint8_t *save = leaf == target ? a.wsave + ((size_t)j * LEN + c) * 16 * N : nullptr;
+        fchain<FAM, N, SC> f;
+        f.start(a.k, ad);
 #pragma unroll 1
         for (uint32_t st = 0; st < 15; st++) {
             if (save)
                 store_val<FAM, N>(save + st * N, v);
-            ad.h = st;
-            thash<FAM, N, 1, SC>(v, a.k, ad, v);
+            f.step(v, a.k, st);
         }
         if (save)
             store_val<FAM, N>(save + 15 * N, v);

@@ -234,12 +234,13 @@ __global__ void __launch_bounds__(256) k_wots_chains(sp P, const tree_job *jobs,
     thash<FAM, N, 1>(v, k, ad, keys[job.key].sk_seed);
     ad.type = A_WOTS_HASH;
     uint8_t *save = job.wsave && leaf == job.leaf ? job.wsave + (size_t)chain * 16 * N : nullptr;
+    fchain<FAM, N> f;
+    f.start(k, ad);
 #pragma unroll 1
     for (uint32_t s = 0; s < 15; s++) {
         if (save)
             store_val<FAM, N>(save + (size_t)s * N, v);
-        ad.h = s;
-        thash<FAM, N, 1>(v, k, ad, v);
+        f.step(v, k, s);
     }
     if (save)
         store_val<FAM, N>(save + (size_t)15 * N, v);
@@ -548,11 +549,11 @@ __global__ void __launch_bounds__(256) k_wots_sign(sp P, const sig_meta *meta, s
                chain, 0};
     thash<FAM, N, 1>(v, k, ad, keys[m.key].sk_seed);
     ad.type = A_WOTS_HASH;
+    fchain<FAM, N> f;
+    f.start(k, ad);
 #pragma unroll 1
-    for (uint32_t s = 0; s < digit; s++) {
-        ad.h = s;
-        thash<FAM, N, 1>(v, k, ad, v);
-    }
+    for (uint32_t s = 0; s < digit; s++)
+        f.step(v, k, s);
     store_val<FAM, N>(out, v);
 }
 

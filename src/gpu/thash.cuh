@@ -221,6 +221,61 @@ __device__ __forceinline__ void thash(uint32_t out[N / 4], const kregs<FAM, N> &
     }
 }
 
+/* The F calls of one WOTS+ chain, whose addresses differ only in the hash address. With
+ * SHA-2 that sits in ADRSc word 5 (it is below 16), so words 0 .. 4 (layer, tree, type, key
+ * pair, chain) are the same in every call: start does rounds 0 .. 4 of the block once, and
+ * each step the other 59 (5 of 64 rounds saved in every step). SHAKE: thash as it is. C:
+ * the compression's form (hash.cuh). */
+template <int FAM, int N, int C = SHA_FULL> struct fchain {
+    sha256_vars pre;
+    uint32_t a[6];
+    adrs ad;
+
+    /* chain: the chain's address (type A_WOTS_HASH; its hash address is ignored) */
+    __device__ __forceinline__ void start(const kregs<FAM, N> &k, const adrs &chain)
+    {
+        ad = chain;
+        if constexpr (FAM == FAM_SHA2) {
+            adrsc_words(a, chain);
+#pragma unroll
+            for (int i = 0; i < 8; i++)
+                pre.v[i] = k.s256[i];
+            sha256_rounds<0, 5>(pre, a);
+        }
+    }
+
+    /* v = F(PK.seed, ADRS with hash address h, v) */
+    __device__ __forceinline__ void step(uint32_t v[N / 4], const kregs<FAM, N> &k, uint32_t h)
+    {
+        if constexpr (FAM == FAM_SHA2) {
+            constexpr int M = N / 4;
+            uint32_t w[16], st[8];
+#pragma unroll
+            for (int i = 0; i < 5; i++)
+                w[i] = a[i];
+            w[5] = h << 16 | v[0] >> 16;
+#pragma unroll
+            for (int j = 1; j < M; j++)
+                w[5 + j] = v[j - 1] << 16 | v[j] >> 16;
+            w[5 + M] = v[M - 1] << 16 | 0x8000;
+#pragma unroll
+            for (int i = 6 + M; i < 15; i++)
+                w[i] = 0;
+            w[15] = (64 + 22 + 4 * M) * 8;
+#pragma unroll
+            for (int i = 0; i < 8; i++)
+                st[i] = k.s256[i];
+            sha256_compress_from<5, C>(st, pre, w);
+#pragma unroll
+            for (int i = 0; i < M; i++)
+                v[i] = st[i];
+        } else {
+            ad.h = h;
+            thash<FAM, N, 1, C>(v, k, ad, v);
+        }
+    }
+};
+
 /* ---- T_l over values in memory (T_len for WOTS public keys, T_k for FORS roots) ---- */
 
 /* Word j of the stream (input words with a 16-bit shift after ADRSc), then 0x80 and zeros. */
