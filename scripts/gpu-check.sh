@@ -83,13 +83,6 @@ check() {
         -a LMS_SHA256_M32_H15/LMOTS_SHA256_N32_W8 \
         -a XMSS-SHA2_16_256 --iterations 5 || status=1
     echo
-    echo "== XMSS key generation in one launch, the L-trees counted in as chains finish (HBS_GPU_KEYGEN_LTREE=arrive), against the default two launches =="
-    run env HBS_GPU_KEYGEN_LTREE=arrive "$BUILD/hbs_tests" gpu_stateful/xmss || status=1
-    for mode in arrive default arrive default; do
-        run env HBS_GPU_KEYGEN_LTREE=$mode "$BUILD/hbs" bench --gpu --stateful --ops keygen \
-            -a XMSSMT-SHA2_20/2_256 -a XMSS-SHA2_10_256 --iterations 9 || status=1
-    done
-    echo
     echo "== GPU stateful key generation of tall trees (issue targets: XMSS_20 <= 0.5 s, LMS H20/W8 <= 1 s, H25/W8 <= 30 s) =="
     run "$BUILD/hbs" bench --gpu --stateful --ops keygen -a XMSS-SHA2_20_256 \
         -a LMS_SHA256_M32_H20/LMOTS_SHA256_N32_W8 -a LMS_SHA256_M32_H25/LMOTS_SHA256_N32_W8 \

@@ -36,7 +36,7 @@
 namespace hbs_gpu {
 
 /* Pool slots of this file, clear of the SLH-DSA ones. */
-enum { SF_D_CHAINS = 48, SF_D_LEAVES = 49, SF_D_DONE = 80 };
+enum { SF_D_CHAINS = 48, SF_D_LEAVES = 49 };
 
 /* Leaves per engine call: 2^18 LMS W8 leaves take 285 MB of chain ends. */
 #define SF_SLICE_LEAVES ((size_t)1 << 18)
@@ -215,11 +215,11 @@ template <int F> __global__ void xmss_ltree_generic(xmss_args x, const uint8_t *
 }
 
 
-/* Chain t of key generation (secret, all 15 steps, the end to vals + 32 t): leaf t / len of
- * all the launch's trees, chain t % len. */
-__device__ __forceinline__ void x256_keygen_chain(const xmss_args &x, const x256_mid &mid,
-                                                  uint64_t t, uint8_t *vals)
+__global__ void xmss_chains_sha256(xmss_args x, x256_mid mid, uint8_t *vals)
 {
+    const uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= (uint64_t)x.ntrees * x.count * x.len)
+        return;
     const uint32_t g = (uint32_t)(t / x.len), k = g / x.count, i = (uint32_t)(t % x.len);
     uint32_t a[8], v[8], w[16], pm[8];
     a[0] = x.layer[k];
@@ -249,72 +249,6 @@ __device__ __forceinline__ void x256_keygen_chain(const xmss_args &x, const x256
 #pragma unroll
     for (int k = 0; k < 8; k++)
         put_be32(vals + t * 32 + 4 * k, v[k]);
-}
-
-__global__ void xmss_chains_sha256(xmss_args x, x256_mid mid, uint8_t *vals)
-{
-    const uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (t < (uint64_t)x.ntrees * x.count * x.len)
-        x256_keygen_chain(x, mid, t, vals);
-}
-
-/* The L-tree of global leaf g (its chain ends at vals, read past L1: other blocks wrote
- * them) into out: the block's threads together, in shared memory. */
-__device__ void x256_keygen_ltree(const xmss_args &x, const x256_mid &mid, uint32_t g,
-                                  const uint8_t *vals, uint8_t *out)
-{
-    __shared__ uint32_t nodew[X256_LT_LEN * 8], prep[(X256_LT_LEN - 1) * 24];
-    const uint32_t *src = reinterpret_cast<const uint32_t *>(vals + (uint64_t)g * x.len * 32);
-    for (uint32_t k = threadIdx.x; k < x.len * 8; k += blockDim.x)
-        nodew[k] = bswap32(__ldcg(src + k));
-    __syncthreads();
-    const uint32_t k = g / x.count;
-    x256_ltree_packed(nodew, prep, mid.prf, x.len, 1, [&](uint32_t, uint32_t a[8]) {
-        a[0] = x.layer[k];
-        a[1] = (uint32_t)(x.tree[k] >> 32);
-        a[2] = (uint32_t)x.tree[k];
-        a[3] = 1;
-        a[4] = x.first + g % x.count;
-        a[5] = a[6] = a[7] = 0;
-    });
-    for (uint32_t w = threadIdx.x; w < 8; w += blockDim.x)
-        put_be32(out + (uint64_t)g * 32 + 4 * w, nodew[w]);
-    __syncthreads(); /* nodew is the next leaf's */
-}
-
-/* Chains and L-trees in one launch (HBS_GPU_KEYGEN_LTREE=arrive): each block runs its chains
- * as xmss_chains_sha256, then counts them in at their leaves (done: one counter a leaf,
- * zeroed before the launch), and the block that completes a leaf's len chains hashes its
- * L-tree. The L-trees then run beside other blocks' chains instead of after all of them, in
- * a launch of their own whose upper levels leave the SMs nearly idle (H200, the 2,048
- * leaves of an XMSS^MT key: 166 us for 811 K compressions, 62 us of the GPU's peak). */
-__global__ void xmss_leaves_arrive_sha256(xmss_args x, x256_mid mid, uint8_t *vals,
-                                          uint32_t *done, uint8_t *out)
-{
-    __shared__ uint32_t last[2];
-    const uint64_t total = (uint64_t)x.ntrees * x.count * x.len;
-    const uint64_t t0 = (uint64_t)blockIdx.x * blockDim.x, t = t0 + threadIdx.x;
-    if (t0 >= total)
-        return;
-    if (t < total)
-        x256_keygen_chain(x, mid, t, vals);
-    /* the block's chains lie in at most two leaves (blockDim.x <= len) */
-    const uint64_t t1 = t0 + blockDim.x < total ? t0 + blockDim.x : total;
-    const uint32_t g0 = (uint32_t)(t0 / x.len), g1 = (uint32_t)((t1 - 1) / x.len);
-    __threadfence();
-    __syncthreads();
-    if (threadIdx.x == 0)
-        for (uint32_t g = g0; g <= g1; g++) {
-            const uint64_t lo = (uint64_t)g * x.len, hi = lo + x.len;
-            const uint32_t mine = (uint32_t)((hi < t1 ? hi : t1) - (lo > t0 ? lo : t0));
-            last[g - g0] = atomicAdd(done + g, mine) + mine == x.len;
-        }
-    __syncthreads();
-    for (uint32_t g = g0; g <= g1; g++)
-        if (last[g - g0]) {
-            __threadfence();
-            x256_keygen_ltree(x, mid, g, vals, out);
-        }
 }
 
 /* The L-trees of x256_lt_pack(len) leaves per block (x256_ltree_packed); the chain ends
@@ -400,18 +334,6 @@ static void keygen_report(const char *what, size_t trees, size_t leaves, double 
     if (t0 >= 0)
         fprintf(stderr, "hbs: gpu %s leaves (%zu tree(s) x %zu): %.3f ms\n", what, trees,
                 leaves, keygen_clock_ms() - t0);
-}
-
-/* HBS_GPU_KEYGEN_LTREE=arrive: the XMSS SHA-256 leaves in one launch
- * (xmss_leaves_arrive_sha256) instead of a chain launch and an L-tree launch. Off by
- * default until timed on a GPU against the two launches. Read once. */
-static bool keygen_arrive()
-{
-    static const bool on = [] {
-        const char *v = getenv("HBS_GPU_KEYGEN_LTREE");
-        return v && strcmp(v, "arrive") == 0;
-    }();
-    return on;
 }
 
 static unsigned blocks_for(uint64_t threads)
@@ -502,14 +424,6 @@ static int xmss_leaves_gpu(void *user, const hbs_xmss_leaf_job *jobs, size_t njo
     if ((err = dev_buf(d, SF_D_CHAINS, chains * n, (void **)&dv)) ||
         (err = dev_buf(d, SF_D_LEAVES, leaves * n, (void **)&dl)))
         return err;
-    /* one launch with the L-trees counted in (the chain blocks must not span 3 leaves) */
-    uint32_t *done = nullptr;
-    if (j->func == SF_SHA256 && n == 32 && keygen_arrive() && leaves < SF_SERIAL_LTREE &&
-        chains <= SF_SMALL_CHAINS && SF_CHAIN_THREADS <= j->len) {
-        if ((err = dev_buf(d, SF_D_DONE, leaves * 4, (void **)&done)))
-            return err;
-        HBS_CUDA(cudaMemsetAsync(done, 0, leaves * 4, d->stream));
-    }
     memset(&x, 0, sizeof x);
     memcpy(x.pub_seed, j->pub_seed, n);
     memcpy(x.sk_seed, j->sk_seed, n);
@@ -524,23 +438,17 @@ static int xmss_leaves_gpu(void *user, const hbs_xmss_leaf_job *jobs, size_t njo
     x.padlen = j->padlen;
     x.len = j->len;
     if (j->func == SF_SHA256 && n == 32) {
-        const uint32_t P = x256_lt_pack(x.len);
-        const unsigned ct = chains <= SF_SMALL_CHAINS ? SF_CHAIN_THREADS : SF_THREADS;
-        const unsigned cb = (unsigned)((chains + ct - 1) / ct);
         x256_mid mid;
         x256_host_midstate(mid.prf, 3, j->pub_seed);
         x256_host_midstate(mid.keygen, 4, j->sk_seed);
-        if (done) {
-            xmss_leaves_arrive_sha256<<<cb, ct, 0, d->stream>>>(x, mid, dv, done, dl);
-        } else {
-            xmss_chains_sha256<<<cb, ct, 0, d->stream>>>(x, mid, dv);
-            if (leaves >= SF_SERIAL_LTREE)
-                xmss_ltree_sha256_serial<<<blocks_for(leaves), SF_THREADS, 0, d->stream>>>(
-                    x, mid, dv, dl);
-            else
-                xmss_ltree_sha256<<<(unsigned)((leaves + P - 1) / P), X256_LT_THREADS, 0,
-                                    d->stream>>>(x, mid, dv, dl);
-        }
+        const uint32_t P = x256_lt_pack(x.len);
+        const unsigned ct = chains <= SF_SMALL_CHAINS ? SF_CHAIN_THREADS : SF_THREADS;
+        xmss_chains_sha256<<<(unsigned)((chains + ct - 1) / ct), ct, 0, d->stream>>>(x, mid, dv);
+        if (leaves >= SF_SERIAL_LTREE)
+            xmss_ltree_sha256_serial<<<blocks_for(leaves), SF_THREADS, 0, d->stream>>>(x, mid, dv, dl);
+        else
+            xmss_ltree_sha256<<<(unsigned)((leaves + P - 1) / P), X256_LT_THREADS, 0,
+                                d->stream>>>(x, mid, dv, dl);
         hbs_memzero(&mid, sizeof mid);
     } else if (j->func == SF_SHA256) {
         xmss_launch_generic<SF_SHA256>(d, x, dv, dl);
