@@ -12,9 +12,9 @@
 # kernel, with the messages hashed by the host, with the trees built in groups and with no
 # tree kept between calls. It checks
 # the kernels' logic and the host drivers without a GPU (not what only the hardware or its
-# compiler does). tests/gpu_emu/hash_test.cpp checks the device hashes that start from
-# rounds worked out ahead (SLH-DSA's F chains, XMSS's F and H) against SHA-256 of the whole
-# message. Last, tests/gpu_emu/spread_test.cpp checks how work is cut into parts, and
+# compiler does). tests/gpu_emu/hash_test.cpp checks device hashes written word by word
+# (SLH-DSA's F chains, which start from rounds worked out ahead; XMSS's F and H) against
+# SHA-256 of the whole message. Last, tests/gpu_emu/spread_test.cpp checks how work is cut into parts, and
 # the tests run again on three emulated GPUs (HBS_EMU_DEVICES=3) with every batch and key
 # generation spread over them however small (HBS_GPU_SPLIT_MIN=1). The command-line tool is
 # linked the same way for cli/stateful_many (hbs sign|verify --gpu with a stateful key).
@@ -89,7 +89,7 @@ echo "== emulated GPU batch signer: HBS_GPU_TREE_CACHE=0 =="
 HBS_GPU_TREE_CACHE=0 "$emu/hbs_tests" gpu_stateful/sign_many || status=1
 echo "== emulated GPU batch signer: HBS_GPU_SIGN_FUSE=0 =="
 HBS_GPU_SIGN_FUSE=0 "$emu/hbs_tests" gpu_stateful/sign_many || status=1
-echo "== the device hashes that skip rounds known ahead, against SHA-256 of the whole message =="
+echo "== device hashes (SLH-DSA F chains, XMSS F and H) against SHA-256 of the whole message =="
 # shellcheck disable=SC2086
 $CXX $flags -include tests/gpu_emu/shim.h tests/gpu_emu/hash_test.cpp "$emu/libhbs.a" \
     -o "$emu/hash_test" -lpthread

@@ -11,22 +11,17 @@
 
 namespace hbs_gpu {
 
-/* The round constants: K256 for the kernels, K256_C for what the compiler works out ahead
- * (sha256_prefix below). */
-#define HBS_K256_VALUES \
-   0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, \
-   0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, \
-   0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, \
-   0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, \
-   0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, \
-   0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b, \
-   0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116, \
-   0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3, \
-   0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, \
-   0xc67178f2
-
-__device__ __constant__ static const uint32_t K256[64] = {HBS_K256_VALUES};
-constexpr uint32_t K256_C[64] = {HBS_K256_VALUES};
+__device__ __constant__ static const uint32_t K256[64] = {
+    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4,
+    0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe,
+    0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f,
+    0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7,
+    0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc,
+    0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b,
+    0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116,
+    0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7,
+    0xc67178f2};
 
 __device__ __constant__ static const uint64_t K512[80] = {
     0x428a2f98d728ae22ull, 0x7137449123ef65cdull, 0xb5c0fbcfec4d3b2full, 0xe9b5dba58189dbbcull,
@@ -239,33 +234,6 @@ __device__ __forceinline__ void sha256_iv(uint32_t st[8])
     st[5] = 0x9b05688c;
     st[6] = 0x1f83d9ab;
     st[7] = 0x5be0cd19;
-}
-
-__host__ __device__ constexpr uint32_t rotr32_c(uint32_t x, int r)
-{
-    return (x >> r) | (x << (32 - r));
-}
-
-/* The working variables after rounds 0 .. 7 from the IV of a block whose words 0 .. 7 are
- * toByte(tag, 32) (seven zero words, then tag): worked out by the compiler. The first block
- * of XMSS's F (tag 0) and H (tag 1), toByte(tag, 32) || KEY, starts from here, an eighth
- * of that compression saved in every chain step. */
-__host__ __device__ constexpr sha256_vars sha256_prefix(uint32_t tag)
-{
-    sha256_vars s = {{0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c,
-                      0x1f83d9ab, 0x5be0cd19}};
-    for (int i = 0; i < 8; i++) {
-        const uint32_t a = s.v[0], e = s.v[4], wi = i == 7 ? tag : 0;
-        const uint32_t t1 = s.v[7] + (rotr32_c(e, 6) ^ rotr32_c(e, 11) ^ rotr32_c(e, 25)) +
-                            ((e & s.v[5]) ^ (~e & s.v[6])) + K256_C[i] + wi;
-        const uint32_t t2 = (rotr32_c(a, 2) ^ rotr32_c(a, 13) ^ rotr32_c(a, 22)) +
-                            ((a & s.v[1]) ^ (a & s.v[2]) ^ (s.v[1] & s.v[2]));
-        for (int k = 7; k > 0; k--)
-            s.v[k] = s.v[k - 1];
-        s.v[4] += t1;
-        s.v[0] = t1 + t2;
-    }
-    return s;
 }
 
 /* SHA-512 compression of w[16] (big-endian 64-bit words) into st. w is clobbered. */

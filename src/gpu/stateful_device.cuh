@@ -288,36 +288,6 @@ __device__ __forceinline__ void x256_compress(uint32_t st[8], uint32_t w[16])
         sf_compress256(st, w);
 }
 
-/* The first block of F (TAG 0) or H (TAG 1), toByte(TAG, 32) || key, from the IV into st1.
- * Its first eight rounds read only toByte's words, the same in every call: they come from
- * sha256_prefix at compile time. Out of line or inline as x256_compress. */
-template <int TAG>
-static __device__ __noinline__ void sf_key_block256(uint32_t st[8], uint32_t w[16])
-{
-    constexpr sha256_vars pre = sha256_prefix(TAG);
-    sha256_compress_from<8>(st, pre, w);
-}
-
-template <int TAG, bool INL>
-__device__ __forceinline__ void x256_key_block(uint32_t st1[8], const uint32_t key[8])
-{
-    uint32_t w[16];
-#pragma unroll
-    for (int k = 0; k < 7; k++)
-        w[k] = 0;
-    w[7] = TAG;
-#pragma unroll
-    for (int k = 0; k < 8; k++)
-        w[8 + k] = key[k];
-    sha256_iv(st1);
-    if constexpr (INL) {
-        constexpr sha256_vars pre = sha256_prefix(TAG);
-        sha256_compress_from<8>(st1, pre, w);
-    } else {
-        sf_key_block256<TAG>(st1, w);
-    }
-}
-
 /* PRF: block 2 is ADRS || padding (96 bytes in all). */
 template <bool INL = false>
 __device__ __forceinline__ void x256_prf(uint32_t out[8], const uint32_t mid[8],
@@ -365,12 +335,18 @@ template <bool INL = false>
 __device__ __forceinline__ void x256_f_prep(uint32_t st1[8], uint32_t bm[8],
                                             const uint32_t mid[8], uint32_t a[8])
 {
-    uint32_t key[8];
+    uint32_t key[8], w[16];
     a[7] = 0;
     x256_prf<INL>(key, mid, a);
     a[7] = 1;
     x256_prf<INL>(bm, mid, a);
-    x256_key_block<0, INL>(st1, key);
+#pragma unroll
+    for (int k = 0; k < 8; k++) {
+        w[k] = 0;
+        w[8 + k] = key[k];
+    }
+    sha256_iv(st1);
+    x256_compress<INL>(st1, w);
 }
 
 /* F's last block, the one that depends on v: v = compress(st1, (v ^ bm) || padding). */
@@ -395,49 +371,7 @@ __device__ __forceinline__ void x256_f_data(uint32_t v[8], const uint32_t st1[8]
         v[k] = st[k];
 }
 
-/* Every PRF of one chain has the same ADRS words 0 .. 5 (layer, tree, type, OTS address,
- * chain): rounds 0 .. 5 of its second block, ADRS || padding, are the chain's, done once
- * here from the PRF midstate. */
-__device__ __forceinline__ sha256_vars x256_chain_pre(const uint32_t mid[8], const uint32_t a[8])
-{
-    sha256_vars s;
-#pragma unroll
-    for (int k = 0; k < 8; k++)
-        s.v[k] = mid[k];
-    sha256_rounds<0, 6>(s, a);
-    return s;
-}
-
-/* x256_f_prep from the chain's rounds cp (x256_chain_pre of a's chain): round 6 (the hash
- * address) is shared by the step's two PRFs, which differ from round 7 (keyAndMask) on. */
-__device__ __forceinline__ void x256_f_prep_pre(uint32_t st1[8], uint32_t bm[8],
-                                                const uint32_t mid[8], const sha256_vars &cp,
-                                                const uint32_t a[8])
-{
-    uint32_t wk[16], wb[16], key[8];
-#pragma unroll
-    for (int k = 0; k < 7; k++)
-        wk[k] = wb[k] = a[k];
-    wk[7] = 0;
-    wb[7] = 1;
-    wk[8] = wb[8] = 0x80000000u;
-#pragma unroll
-    for (int k = 9; k < 15; k++)
-        wk[k] = wb[k] = 0;
-    wk[15] = wb[15] = 768;
-    sha256_vars s7 = cp;
-    sha256_rounds<6, 7>(s7, wk);
-#pragma unroll
-    for (int k = 0; k < 8; k++)
-        key[k] = bm[k] = mid[k];
-    sha256_compress_from<7>(key, s7, wk);
-    sha256_compress_from<7>(bm, s7, wb);
-    x256_key_block<0, true>(st1, key);
-}
-
-/* F on v in place: a holds the address (keyAndMask is set here). The batch verifier's
- * chains: x256_f_prep_pre's shared rounds would cost them 16 registers (ptxas, sm_90: 80 -> 96),
- * so fewer warps, the only latency cover of a kernel without a second compression in flight. */
+/* F on v in place: a holds the address (keyAndMask is set here). */
 template <bool INL = false>
 __device__ __forceinline__ void x256_f(uint32_t v[8], const uint32_t mid[8], uint32_t a[8])
 {
@@ -449,23 +383,21 @@ __device__ __forceinline__ void x256_f(uint32_t v[8], const uint32_t mid[8], uin
 /* Chain steps from .. to - 1 on v (a[6] takes each step): the address-only work of step
  * s + 1 is written beside step s's data block, so a thread always has two independent
  * compressions to interleave (a chain alone is a serial dependency the SM can only hide
- * with other warps). The chain's PRFs start from its own rounds (x256_chain_pre). cap(s, v)
- * sees the value before each step, cap(to, v) the end. */
+ * with other warps). cap(s, v) sees the value before each step, cap(to, v) the end. */
 template <typename Cap>
 __device__ __forceinline__ void x256_chain(uint32_t v[8], const uint32_t mid[8], uint32_t a[8],
                                            uint32_t from, uint32_t to, const Cap &cap)
 {
     if (from < to) {
         uint32_t st1[8], bm[8];
-        const sha256_vars cp = x256_chain_pre(mid, a);
         a[6] = from;
-        x256_f_prep_pre(st1, bm, mid, cp, a);
+        x256_f_prep<true>(st1, bm, mid, a);
 #pragma unroll 1
         for (uint32_t s = from; s + 1 < to; s++) {
             uint32_t nst1[8], nbm[8];
             cap(s, v);
             a[6] = s + 1;
-            x256_f_prep_pre(nst1, nbm, mid, cp, a);
+            x256_f_prep<true>(nst1, nbm, mid, a);
             x256_f_data<true>(v, st1, bm);
 #pragma unroll
             for (int k = 0; k < 8; k++) {
@@ -485,10 +417,18 @@ template <bool INL = false>
 __device__ __forceinline__ void x256_h_prep(uint32_t st1[8], uint32_t bm0[8], uint32_t bm1[8],
                                             const uint32_t mid[8], uint32_t a[8])
 {
-    uint32_t key[8];
+    uint32_t key[8], w[16];
     a[7] = 0;
     x256_prf<INL>(key, mid, a);
-    x256_key_block<1, INL>(st1, key);
+#pragma unroll
+    for (int k = 0; k < 7; k++)
+        w[k] = 0;
+    w[7] = 1;
+#pragma unroll
+    for (int k = 0; k < 8; k++)
+        w[8 + k] = key[k];
+    sha256_iv(st1);
+    x256_compress<INL>(st1, w);
     a[7] = 1;
     x256_prf<INL>(bm0, mid, a);
     a[7] = 2;

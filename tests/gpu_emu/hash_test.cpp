@@ -1,9 +1,10 @@
-/* The device hashes that skip rounds known ahead, on the CPU (scripts/gpu-emulate.sh builds
- * and runs it): each is checked against SHA-256 of the whole message by the library's own
- * hbs_sha256, so a wrong precomputed round, prefix or schedule word shows as a wrong digest.
- *   - fchain (gpu/thash.cuh): SLH-DSA's F along a WOTS+ chain, n = 16, 24, 32, in the full
- *     and the compact compression form, against F = SHA-256(PK.seed || 0^(64-n) || ADRSc ||
- *     M) and against thash;
+/* Device hashes written word by word, on the CPU (scripts/gpu-emulate.sh builds and runs
+ * it), each against SHA-256 of the whole message by the library's own hbs_sha256, so a wrong
+ * precomputed round, message word or schedule word shows as a wrong digest:
+ *   - fchain (gpu/thash.cuh): SLH-DSA's F along a WOTS+ chain, which starts every step
+ *     from the chain's own first rounds, n = 16, 24, 32, in the full and the compact
+ *     compression form, against F = SHA-256(PK.seed || 0^(64-n) || ADRSc || M) and against
+ *     thash;
  *   - x256_chain and x256_h (gpu/stateful_device.cuh): XMSS's F along a chain and H, from
  *     the PRF midstate, against RFC 8391's PRF, F and H spelled out byte by byte. */
 #include "gpu/thash.cuh"
