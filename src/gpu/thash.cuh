@@ -116,13 +116,12 @@ __device__ __forceinline__ void adrs_words_le(uint32_t a[8], const adrs &ad)
 
 /* ---- T_l for small l (F, PRF: l = 1; H: l = 2), all in registers ---- */
 
-/* SHA-256 over midstate || ADRSc || in (M words); needs 22 + 4M + 9 <= 64. C: the compact
- * compression (hash.cuh). */
-template <int M, int C = SHA_FULL>
-__device__ __forceinline__ void sha256_small(uint32_t st[8], const uint32_t s256[8],
-                                             const uint32_t a[6], const uint32_t in[M])
+/* The one block of midstate || ADRSc || in (M words), a[5] holding ADRSc bytes 20..21 in
+ * its top half; needs 22 + 4M + 9 <= 64. */
+template <int M>
+__device__ __forceinline__ void sha256_small_block(uint32_t w[16], const uint32_t a[6],
+                                                   const uint32_t in[M])
 {
-    uint32_t w[16];
 #pragma unroll
     for (int i = 0; i < 5; i++)
         w[i] = a[i];
@@ -135,6 +134,16 @@ __device__ __forceinline__ void sha256_small(uint32_t st[8], const uint32_t s256
     for (int i = 6 + M; i < 15; i++)
         w[i] = 0;
     w[15] = (64 + 22 + 4 * M) * 8;
+}
+
+/* SHA-256 over midstate || ADRSc || in: that block compressed from s256. C: the compact
+ * compression (hash.cuh). */
+template <int M, int C = SHA_FULL>
+__device__ __forceinline__ void sha256_small(uint32_t st[8], const uint32_t s256[8],
+                                             const uint32_t a[6], const uint32_t in[M])
+{
+    uint32_t w[16];
+    sha256_small_block<M>(w, a, in);
 #pragma unroll
     for (int i = 0; i < 8; i++)
         st[i] = s256[i];
@@ -250,18 +259,8 @@ template <int FAM, int N, int C = SHA_FULL> struct fchain {
         if constexpr (FAM == FAM_SHA2) {
             constexpr int M = N / 4;
             uint32_t w[16], st[8];
-#pragma unroll
-            for (int i = 0; i < 5; i++)
-                w[i] = a[i];
-            w[5] = h << 16 | v[0] >> 16;
-#pragma unroll
-            for (int j = 1; j < M; j++)
-                w[5 + j] = v[j - 1] << 16 | v[j] >> 16;
-            w[5 + M] = v[M - 1] << 16 | 0x8000;
-#pragma unroll
-            for (int i = 6 + M; i < 15; i++)
-                w[i] = 0;
-            w[15] = (64 + 22 + 4 * M) * 8;
+            a[5] = h << 16;
+            sha256_small_block<M>(w, a, v);
 #pragma unroll
             for (int i = 0; i < 8; i++)
                 st[i] = k.s256[i];
