@@ -87,6 +87,19 @@ __device__ __forceinline__ uint32_t bswap32(uint32_t x) { return __byte_perm(x, 
         w[(i) & 15] += s0 + s1 + w[((i) + 9) & 15];                                            \
     } while (0)
 
+/* The chaining value st plus the working variables a..h: a compression's end. */
+#define HBS_SHA256_FEED(st)                                                                    \
+    do {                                                                                       \
+        (st)[0] += a;                                                                          \
+        (st)[1] += b;                                                                          \
+        (st)[2] += c;                                                                          \
+        (st)[3] += d;                                                                          \
+        (st)[4] += e;                                                                          \
+        (st)[5] += f;                                                                          \
+        (st)[6] += g;                                                                          \
+        (st)[7] += h;                                                                          \
+    } while (0)
+
 /* SHA-256 compression of the block w[16] (big-endian words) into st. w is clobbered.
  * FORM is the code's shape: SHA_FULL unrolls all 64 rounds.
  * SHA_COMPACT: rounds 16..63 as three passes of one 16-round body, a third of the code. The
@@ -143,14 +156,7 @@ __device__ __forceinline__ void sha256_compress(uint32_t st[8], uint32_t w[16])
             HBS_SHA256_ROUND(i, K256[i]);
         }
     }
-    st[0] += a;
-    st[1] += b;
-    st[2] += c;
-    st[3] += d;
-    st[4] += e;
-    st[5] += f;
-    st[6] += g;
-    st[7] += h;
+    HBS_SHA256_FEED(st);
 }
 
 /* The working variables a..h of a compression, as one value the compiler can carry. */
@@ -190,14 +196,7 @@ __device__ __forceinline__ void sha256_compress_from(uint32_t st[8], const sha25
             }
         }
     }
-    st[0] += a;
-    st[1] += b;
-    st[2] += c;
-    st[3] += d;
-    st[4] += e;
-    st[5] += f;
-    st[6] += g;
-    st[7] += h;
+    HBS_SHA256_FEED(st);
 }
 
 /* Rounds R0 .. R1 - 1 (R1 <= 16: words of the block, no schedule) on the working
@@ -223,6 +222,7 @@ __device__ __forceinline__ void sha256_rounds(sha256_vars &s, const uint32_t w[1
 
 #undef HBS_SHA256_ROUND
 #undef HBS_SHA256_EXPAND
+#undef HBS_SHA256_FEED
 
 __device__ __forceinline__ void sha256_iv(uint32_t st[8])
 {
