@@ -109,8 +109,12 @@ __device__ __forceinline__ uint32_t bswap32(uint32_t x) { return __byte_perm(x, 
  * M/s compact, while 128f signing batches lose 5 % with it).
  * SHA_LOOPED: all 64 rounds as four passes of one 16-round body, the next 16 schedule words
  * expanded after each pass: the smallest code (about 6 KB), for kernels whose few warps
- * each run many distinct hash call sites once (the one-signature kernel: latency.cuh). */
-enum { SHA_FULL = 0, SHA_COMPACT = 1, SHA_LOOPED = 2 };
+ * each run many distinct hash call sites once (the one-signature kernel: latency.cuh).
+ * SHA_ROLLED: all 64 rounds as four passes of one body of 16 rounds, each round followed by
+ * the expansion of its word for the next pass (the last pass's 16 are wasted): the looped
+ * form's code size with the schedule's independent work beside the rounds' serial chain,
+ * for a warp that has its scheduler to itself. */
+enum { SHA_FULL = 0, SHA_COMPACT = 1, SHA_LOOPED = 2, SHA_ROLLED = 3 };
 
 /* The form of every call that names none (all but the verifier's and the one-signature
  * kernel's): a build may set it (-DHBS_GPU_SHA256_FORM=2 in CMAKE_CUDA_FLAGS) to compare the
@@ -124,7 +128,18 @@ __device__ __forceinline__ void sha256_compress(uint32_t st[8], uint32_t w[16])
 {
     uint32_t a = st[0], b = st[1], c = st[2], d = st[3], e = st[4], f = st[5], g = st[6],
              h = st[7];
-    if constexpr (FORM == SHA_LOOPED) {
+    if constexpr (FORM == SHA_ROLLED) {
+        /* after round i, w[i] (its word used) becomes the word 16 rounds on: the window's
+         * other three inputs are then exactly those EXPAND(i + 16) reads */
+#pragma unroll 1
+        for (int r = 0; r < 64; r += 16) {
+#pragma unroll
+            for (int i = 0; i < 16; i++) {
+                HBS_SHA256_ROUND(i, K256[r + i]);
+                HBS_SHA256_EXPAND(i);
+            }
+        }
+    } else if constexpr (FORM == SHA_LOOPED) {
 #pragma unroll 1
         for (int r = 0; r < 64; r += 16) {
 #pragma unroll
@@ -181,6 +196,22 @@ __device__ __forceinline__ void sha256_compress_from(uint32_t st[8], const sha25
                 HBS_SHA256_EXPAND(i);
             if (i >= R0)
                 HBS_SHA256_ROUND(i, K256[i]);
+        }
+    } else if constexpr (FORM == SHA_ROLLED) {
+        /* the first pass unrolled (it starts at R0), then the rolled passes */
+#pragma unroll
+        for (int i = 0; i < 16; i++) {
+            if (i >= R0)
+                HBS_SHA256_ROUND(i, K256[i]);
+            HBS_SHA256_EXPAND(i);
+        }
+#pragma unroll 1
+        for (int r = 16; r < 64; r += 16) {
+#pragma unroll
+            for (int i = 0; i < 16; i++) {
+                HBS_SHA256_ROUND(i, K256[r + i]);
+                HBS_SHA256_EXPAND(i);
+            }
         }
     } else {
         /* the compact form's shape (the looped form's calls get it too) */

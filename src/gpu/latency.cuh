@@ -518,7 +518,7 @@ __global__ void __launch_bounds__(lat_bounds<FAM, N>::threads, lat_bounds<FAM, N
 }
 
 /* HBS_GPU_LAT_SHA: the SHA-256 code form of the SHA-2 kernels (hash.cuh: 0 full, 1 compact,
- * 2 looped), to compare them on a new GPU; -1 (unset) for each n's default. Read once. */
+ * 2 looped, 3 rolled), to compare them on a new GPU; -1 (unset) for each n's default. Read once. */
 int lat_sha_form();
 
 template <int FAM, int N, int SC> static int lat_launch_form(const lat_job &j, cudaStream_t st)
@@ -564,6 +564,8 @@ template <int FAM, int N> static int lat_launch(const lat_job &j, cudaStream_t s
             return lat_launch_form<FAM, N, SHA_COMPACT>(j, st);
         case SHA_LOOPED:
             return lat_launch_form<FAM, N, SHA_LOOPED>(j, st);
+        case SHA_ROLLED:
+            return lat_launch_form<FAM, N, SHA_ROLLED>(j, st);
         default:
             break;
         }

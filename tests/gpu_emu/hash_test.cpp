@@ -2,8 +2,8 @@
  * it), each against SHA-256 of the whole message by the library's own hbs_sha256, so a wrong
  * precomputed round, message word or schedule word shows as a wrong digest:
  *   - fchain (gpu/thash.cuh): SLH-DSA's F along a WOTS+ chain, which starts every step
- *     from the chain's own first rounds, n = 16, 24, 32, in the full and the compact
- *     compression form, against F = SHA-256(PK.seed || 0^(64-n) || ADRSc || M) and against
+ *     from the chain's own first rounds, n = 16, 24, 32, in every compression form
+ *     (hash.cuh), against F = SHA-256(PK.seed || 0^(64-n) || ADRSc || M) and against
  *     thash;
  *   - x256_chain and x256_h (gpu/stateful_device.cuh): XMSS's F along a chain and H, from
  *     the PRF midstate, against RFC 8391's PRF, F and H spelled out byte by byte. */
@@ -216,10 +216,15 @@ int main()
 {
     check_fchain<16, SHA_FULL>();
     check_fchain<16, SHA_COMPACT>();
+    check_fchain<16, SHA_LOOPED>();
+    check_fchain<16, SHA_ROLLED>();
     check_fchain<24, SHA_FULL>();
     check_fchain<24, SHA_COMPACT>();
+    check_fchain<24, SHA_ROLLED>();
     check_fchain<32, SHA_FULL>();
     check_fchain<32, SHA_COMPACT>();
+    check_fchain<32, SHA_LOOPED>();
+    check_fchain<32, SHA_ROLLED>();
     check_x256();
     printf("hash_test: %d checks, %d failed (SLH-DSA F chains n = 16/24/32, XMSS F chains and "
            "H, against SHA-256 of the whole message)\n",
