@@ -261,11 +261,11 @@ static int timing_ready(lat_state *st, int ordinal)
 static const char *const phase_names[LP_COUNT] = {
     "entry",    "x-chains", "x-tlen", "x-tree",  "x-arrive",       "x-top",
     "f-leaves", "f-tree",   "f-arrive", "f-top", "f-roots-arrive", "f-pk",
-    "units-arrive", "msgs", "copy-out", "flag"};
+    "units-arrive", "msgs", "copy-out", "fence", "flag"};
 
 static const bool phase_is_point[LP_COUNT] = {true,  false, false, false, true,  false,
                                               false, false, true,  false, true,  false,
-                                              true,  false, false, true};
+                                              true,  false, false, false, true};
 
 /* Microseconds from one host instant to another; -1 where one was not seen. */
 static double us_between(uint64_t from, uint64_t to)

@@ -47,7 +47,8 @@ enum lat_phase {
     LP_UNITS_ARRIVE,   /* point: a layer root or the FORS public key done, at the last counter */
     LP_MSGS,           /* the last block: the layers' messages (roots) read */
     LP_COPY_OUT,       /* the signature into mapped host memory (WOTS+ parts picked from the
-                        * saves on the way), __threadfence_system */
+                        * saves on the way): the loads and stores issued */
+    LP_FENCE,          /* __threadfence_system: the stores seen by the host */
     LP_FLAG,           /* point: the flag written */
     LP_COUNT
 };
@@ -486,9 +487,13 @@ template <int FAM, int N> __device__ void lat_finish(const lat_args<FAM, N> &a, 
             to[x] = v[u];
         }
     }
+    if (a.timing) {
+        __syncthreads();
+        lat_stamp(a.timing, LP_COPY_OUT, false);
+    }
     __threadfence_system();
     __syncthreads();
-    lat_stamp(a.timing, LP_COPY_OUT, false);
+    lat_stamp(a.timing, LP_FENCE, false);
     if (t == 0)
         *reinterpret_cast<volatile uint32_t *>(a.host_flag) = a.seq;
     lat_stamp(a.timing, LP_FLAG, true);
