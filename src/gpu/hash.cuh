@@ -87,6 +87,21 @@ __device__ __forceinline__ uint32_t bswap32(uint32_t x) { return __byte_perm(x, 
         w[(i) & 15] += s0 + s1 + w[((i) + 9) & 15];                                            \
     } while (0)
 
+/* The rolled form's passes from round r0 (a multiple of 16) on. After round i, w[i] (its
+ * word used) becomes the word 16 rounds on: the window's other three inputs are then
+ * exactly those EXPAND(i + 16) reads. */
+#define HBS_SHA256_ROLLED_FROM(r0)                                                             \
+    do {                                                                                       \
+        _Pragma("unroll 1") for (int r = (r0); r < 64; r += 16)                                \
+        {                                                                                      \
+            _Pragma("unroll") for (int i = 0; i < 16; i++)                                     \
+            {                                                                                  \
+                HBS_SHA256_ROUND(i, K256[r + i]);                                              \
+                HBS_SHA256_EXPAND(i);                                                          \
+            }                                                                                  \
+        }                                                                                      \
+    } while (0)
+
 /* The chaining value st plus the working variables a..h: a compression's end. */
 #define HBS_SHA256_FEED(st)                                                                    \
     do {                                                                                       \
@@ -129,16 +144,7 @@ __device__ __forceinline__ void sha256_compress(uint32_t st[8], uint32_t w[16])
     uint32_t a = st[0], b = st[1], c = st[2], d = st[3], e = st[4], f = st[5], g = st[6],
              h = st[7];
     if constexpr (FORM == SHA_ROLLED) {
-        /* after round i, w[i] (its word used) becomes the word 16 rounds on: the window's
-         * other three inputs are then exactly those EXPAND(i + 16) reads */
-#pragma unroll 1
-        for (int r = 0; r < 64; r += 16) {
-#pragma unroll
-            for (int i = 0; i < 16; i++) {
-                HBS_SHA256_ROUND(i, K256[r + i]);
-                HBS_SHA256_EXPAND(i);
-            }
-        }
+        HBS_SHA256_ROLLED_FROM(0);
     } else if constexpr (FORM == SHA_LOOPED) {
 #pragma unroll 1
         for (int r = 0; r < 64; r += 16) {
@@ -205,14 +211,7 @@ __device__ __forceinline__ void sha256_compress_from(uint32_t st[8], const sha25
                 HBS_SHA256_ROUND(i, K256[i]);
             HBS_SHA256_EXPAND(i);
         }
-#pragma unroll 1
-        for (int r = 16; r < 64; r += 16) {
-#pragma unroll
-            for (int i = 0; i < 16; i++) {
-                HBS_SHA256_ROUND(i, K256[r + i]);
-                HBS_SHA256_EXPAND(i);
-            }
-        }
+        HBS_SHA256_ROLLED_FROM(16);
     } else {
         /* the compact form's shape (the looped form's calls get it too) */
 #pragma unroll
@@ -254,6 +253,7 @@ __device__ __forceinline__ void sha256_rounds(sha256_vars &s, const uint32_t w[1
 #undef HBS_SHA256_ROUND
 #undef HBS_SHA256_EXPAND
 #undef HBS_SHA256_FEED
+#undef HBS_SHA256_ROLLED_FROM
 
 __device__ __forceinline__ void sha256_iv(uint32_t st[8])
 {
