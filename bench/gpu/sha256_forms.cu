@@ -7,7 +7,7 @@
  * form and for 1 to 8 warps an SM, the cycles one compression takes in
  *   fchain   F along a chain, rounds 0..4 worked out once (thash.cuh's fchain)
  *   F        F from scratch (thash<SHA2, 16, 1>)
- *   T_len    lat_tlen_sha256<35> (10 compressions over 35 values in shared memory)
+ *   T_len    tlen_sha256_n16<35> (10 compressions over 35 values in shared memory)
  * and checks that every form computes the same values.
  *
  * Build and run on the GPU machine:
@@ -84,7 +84,7 @@ __global__ void __launch_bounds__(MAX_THREADS, 4) k_probe(const __grid_constant_
         ad.type = A_WOTS_PK;
 #pragma unroll 1
         for (int it = 0; it < a.iters; it += 10) {
-            lat_tlen_sha256<LEN, FORM>(v, a.k.s256, ad, ends);
+            tlen_sha256_n16<LEN, FORM>(v, a.k.s256, ad, ends);
             ends[it / 10 % (LEN * W)] ^= v[0];
         }
     }

@@ -187,61 +187,6 @@ template <int N> __device__ __forceinline__ void node_put(uint32_t *p, const uin
         p[w] = v[w];
 }
 
-/* T_len with SHA-256 (SHA-2, n = 16): the stream is PK.seed midstate || ADRSc (22 bytes) ||
- * the LEN chain ends, which sit in memory as big-endian bytes (store_val), 4-byte aligned.
- * Word j of the stream (after the midstate) is the same as in thash_mem; here every length
- * is a compile-time constant: block 0 and the tail blocks are assembled with constant
- * indices, and the middle blocks, input words only, in a loop of two-word byte permutes. */
-template <int M>
-__device__ __forceinline__ uint32_t lat_tl_word(const uint32_t a[6], const uint32_t *in, int j)
-{
-    if (j < 5)
-        return a[j < 5 ? j : 0];
-    const int kk = j - 5;
-    const uint32_t hi = kk == 0 ? a[5] >> 16 : (kk - 1 < M ? bswap32(in[kk - 1]) : 0u);
-    const uint32_t lo = kk < M ? bswap32(in[kk]) : (kk == M ? 0x80000000u : 0u);
-    return hi << 16 | lo >> 16;
-}
-
-template <int LEN, int SC>
-__device__ __forceinline__ void lat_tlen_sha256(uint32_t out[4], const uint32_t s256[8],
-                                                const adrs &ad, const uint32_t *in)
-{
-    constexpr int M = LEN * 4, TOTAL = 22 + 4 * M, NB = (TOTAL + 9 + 63) / 64;
-    constexpr int MID = (M - 11) / 16 + 1; /* blocks 1 .. MID-1: 16 b + 10 < M */
-    static_assert(M >= 11 && MID < NB, "T_len layout");
-    uint32_t a[6], st[8], w[16];
-    adrsc_words(a, ad);
-#pragma unroll
-    for (int i = 0; i < 8; i++)
-        st[i] = s256[i];
-#pragma unroll
-    for (int i = 0; i < 16; i++)
-        w[i] = lat_tl_word<M>(a, in, i);
-    sha256_compress<SC>(st, w);
-#pragma unroll 1
-    for (int b = 1; b < MID; b++) {
-        /* word i: the low half of input word 16 b + i - 6, the high half of the next */
-        const uint32_t *p = in + 16 * b - 6;
-#pragma unroll
-        for (int i = 0; i < 16; i++)
-            w[i] = __byte_perm(p[i], p[i + 1], 0x2345);
-        sha256_compress<SC>(st, w);
-    }
-#pragma unroll
-    for (int b = MID; b < NB; b++) {
-#pragma unroll
-        for (int i = 0; i < 16; i++)
-            w[i] = lat_tl_word<M>(a, in, b * 16 + i);
-        if (b == NB - 1)
-            w[15] = (uint32_t)(64 + TOTAL) * 8;
-        sha256_compress<SC>(st, w);
-    }
-#pragma unroll
-    for (int i = 0; i < 4; i++)
-        out[i] = st[i];
-}
-
 /* Chain c's digit of a WOTS+ message (N bytes): base-16 digits, then the checksum's three. */
 template <int N> __device__ __forceinline__ uint32_t lat_digit(const uint8_t *msg, int c)
 {
@@ -340,7 +285,7 @@ __device__ bool lat_xmss(const lat_args<FAM, N> &a, int j, int g, uint32_t *sh)
         adrs ad = {(uint32_t)j, tree, A_WOTS_PK, ((uint32_t)g << lg) + (uint32_t)l, 0, 0};
         uint32_t v[W];
         if constexpr (FAM == FAM_SHA2 && N == 16)
-            lat_tlen_sha256<LEN, SC>(v, a.k.s256, ad,
+            tlen_sha256_n16<LEN, SC>(v, a.k.s256, ad,
                                  reinterpret_cast<const uint32_t *>(ends) + (size_t)l * LEN * W);
         else
             thash_mem<FAM, N, SC>(v, a.k, ad, ends + (size_t)l * LEN * N, LEN);

@@ -403,6 +403,62 @@ __device__ void thash_mem(uint32_t out[N / 4], const kregs<FAM, N> &k, const adr
     }
 }
 
+/* T_len with SHA-256 (SHA-2, n = 16) where LEN is known at compile time (the one-signature
+ * kernel's WOTS+ public keys): the stream is PK.seed midstate || ADRSc (22 bytes) || the LEN
+ * chain ends, which sit in memory as big-endian bytes (store_val), 4-byte aligned.
+ * Word j of the stream (after the midstate) is the same as in thash_mem; here every length
+ * is a compile-time constant: block 0 and the tail blocks are assembled with constant
+ * indices, and the middle blocks, input words only, in a loop of two-word byte permutes. */
+template <int M>
+__device__ __forceinline__ uint32_t tl_n16_word(const uint32_t a[6], const uint32_t *in, int j)
+{
+    if (j < 5)
+        return a[j < 5 ? j : 0];
+    const int kk = j - 5;
+    const uint32_t hi = kk == 0 ? a[5] >> 16 : (kk - 1 < M ? bswap32(in[kk - 1]) : 0u);
+    const uint32_t lo = kk < M ? bswap32(in[kk]) : (kk == M ? 0x80000000u : 0u);
+    return hi << 16 | lo >> 16;
+}
+
+template <int LEN, int C = SHA_FULL>
+__device__ __forceinline__ void tlen_sha256_n16(uint32_t out[4], const uint32_t s256[8],
+                                                const adrs &ad, const uint32_t *in)
+{
+    constexpr int M = LEN * 4, TOTAL = 22 + 4 * M, NB = (TOTAL + 9 + 63) / 64;
+    constexpr int MID = (M - 11) / 16 + 1; /* blocks 1 .. MID-1: 16 b + 10 < M */
+    static_assert(M >= 11 && MID < NB, "T_len layout");
+    uint32_t a[6], st[8], w[16];
+    adrsc_words(a, ad);
+#pragma unroll
+    for (int i = 0; i < 8; i++)
+        st[i] = s256[i];
+#pragma unroll
+    for (int i = 0; i < 16; i++)
+        w[i] = tl_n16_word<M>(a, in, i);
+    sha256_compress<C>(st, w);
+#pragma unroll 1
+    for (int b = 1; b < MID; b++) {
+        /* word i: the low half of input word 16 b + i - 6, the high half of the next */
+        const uint32_t *p = in + 16 * b - 6;
+#pragma unroll
+        for (int i = 0; i < 16; i++)
+            w[i] = __byte_perm(p[i], p[i + 1], 0x2345);
+        sha256_compress<C>(st, w);
+    }
+#pragma unroll
+    for (int b = MID; b < NB; b++) {
+#pragma unroll
+        for (int i = 0; i < 16; i++)
+            w[i] = tl_n16_word<M>(a, in, b * 16 + i);
+        if (b == NB - 1)
+            w[15] = (uint32_t)(64 + TOTAL) * 8;
+        sha256_compress<C>(st, w);
+    }
+#pragma unroll
+    for (int i = 0; i < 4; i++)
+        out[i] = st[i];
+}
+
 } // namespace hbs_gpu
 
 #endif

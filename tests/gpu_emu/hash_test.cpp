@@ -5,6 +5,8 @@
  *     from the chain's own first rounds, n = 16, 24, 32, in every compression form
  *     (hash.cuh), against F = SHA-256(PK.seed || 0^(64-n) || ADRSc || M) and against
  *     thash;
+ *   - tlen_sha256_n16 (gpu/thash.cuh): T_len over a WOTS+ public key at n = 16, the
+ *     one-signature kernel's, in every form, against SHA-256 of PK.seed || pad || ADRSc || pk;
  *   - x256_chain and x256_h (gpu/stateful_device.cuh): XMSS's F along a chain and H, from
  *     the PRF midstate, against RFC 8391's PRF, F and H spelled out byte by byte. */
 #include "gpu/thash.cuh"
@@ -131,6 +133,44 @@ template <int N, int C> static void check_fchain()
     }
 }
 
+/* ---- SLH-DSA T_len over a WOTS+ public key (n = 16, LEN = 35) ---- */
+
+/* FIPS 205's T_len for the SHA-2 sets at n = 16: SHA-256(PK.seed || 0^48 || ADRSc || pk). */
+template <int C> static void check_tlen()
+{
+    constexpr int LEN = 35, N = 16;
+    for (int trial = 0; trial < 20; trial++) {
+        uint8_t seed[N], block[64] = {0}, pk[LEN * N], msg[64 + 22 + LEN * N], md[32];
+        rnd_bytes(seed, N);
+        rnd_bytes(pk, sizeof pk);
+        memcpy(block, seed, N);
+        uint32_t s256[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+                            0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+        hbs_sha256_compress(s256, block, 1);
+        const adrs ad = {rnd32() & 0xff, (uint64_t)rnd32() << 32 | rnd32(), A_WOTS_PK,
+                         rnd32(), 0, 0};
+        memset(msg, 0, sizeof msg);
+        memcpy(msg, seed, N);
+        uint8_t *c = msg + 64;
+        c[0] = (uint8_t)ad.layer;
+        for (int i = 0; i < 8; i++)
+            c[1 + i] = (uint8_t)(ad.tree >> (56 - 8 * i));
+        c[9] = (uint8_t)ad.type;
+        put32(c + 10, ad.kp);
+        put32(c + 14, ad.c);
+        put32(c + 18, ad.h);
+        memcpy(msg + 86, pk, sizeof pk);
+        hbs_sha256(md, msg, sizeof msg);
+        /* the chain ends as the kernel keeps them: big-endian bytes, 4-byte aligned */
+        uint32_t in[LEN * N / 4], out[4];
+        memcpy(in, pk, sizeof pk);
+        tlen_sha256_n16<LEN, C>(out, s256, ad, in);
+        uint8_t got[N];
+        to_bytes(got, out, 4);
+        EXPECT(memcmp(got, md, N) == 0);
+    }
+}
+
 /* ---- XMSS F and H (RFC 8391, SHA2_256 with n = 32) ---- */
 
 static void xmss_prf_ref(uint8_t out[32], const uint8_t seed[32], const uint32_t a[8])
@@ -225,9 +265,13 @@ int main()
     check_fchain<32, SHA_COMPACT>();
     check_fchain<32, SHA_LOOPED>();
     check_fchain<32, SHA_ROLLED>();
+    check_tlen<SHA_FULL>();
+    check_tlen<SHA_COMPACT>();
+    check_tlen<SHA_LOOPED>();
+    check_tlen<SHA_ROLLED>();
     check_x256();
-    printf("hash_test: %d checks, %d failed (SLH-DSA F chains n = 16/24/32, XMSS F chains and "
-           "H, against SHA-256 of the whole message)\n",
+    printf("hash_test: %d checks, %d failed (SLH-DSA F chains n = 16/24/32 and T_len n = 16, "
+           "XMSS F chains and H, against SHA-256 of the whole message)\n",
            checks, failures);
     return failures ? 1 : 0;
 }
