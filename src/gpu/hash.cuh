@@ -127,8 +127,10 @@ __device__ __forceinline__ uint32_t bswap32(uint32_t x) { return __byte_perm(x, 
  * each run many distinct hash call sites once (the one-signature kernel: latency.cuh).
  * SHA_ROLLED: all 64 rounds as four passes of one body of 16 rounds, each round followed by
  * the expansion of its word for the next pass (the last pass's 16 are wasted): the looped
- * form's code size with the schedule's independent work beside the rounds' serial chain,
- * for a warp that has its scheduler to itself. */
+ * form's code size with the schedule's independent work beside the rounds' serial chain.
+ * It lost everywhere (H100, bench/gpu/sha256_forms.cu: F along a chain 3042 cycles a
+ * compression at one warp a scheduler, full 2469, looped 2672: one warp already keeps the
+ * integer pipe busy, so the wasted expansions cost); no kernel uses it by default. */
 enum { SHA_FULL = 0, SHA_COMPACT = 1, SHA_LOOPED = 2, SHA_ROLLED = 3 };
 
 /* The form of every call that names none (all but the verifier's and the one-signature
