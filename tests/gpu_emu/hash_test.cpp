@@ -21,6 +21,9 @@ extern "C" {
 
 using namespace hbs_gpu;
 
+static const uint32_t sha256_iv_words[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+                                            0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+
 namespace hbs_gpu {
 /* (defined in xmss_sign.cu, which this program does not link) */
 void x256_host_midstate(uint32_t out[8], uint8_t tag, const uint8_t *seed)
@@ -28,9 +31,7 @@ void x256_host_midstate(uint32_t out[8], uint8_t tag, const uint8_t *seed)
     uint8_t block[64] = {0};
     block[31] = tag;
     memcpy(block + 32, seed, 32);
-    static const uint32_t iv[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-                                   0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
-    memcpy(out, iv, sizeof iv);
+    memcpy(out, sha256_iv_words, sizeof sha256_iv_words);
     hbs_sha256_compress(out, block, 1);
 }
 } // namespace hbs_gpu
@@ -78,11 +79,12 @@ static void to_bytes(uint8_t *b, const uint32_t *w, size_t nw)
 
 /* ---- SLH-DSA F along a chain ---- */
 
-/* FIPS 205's F for the SHA-2 sets: SHA-256(PK.seed || toByte(0, 64 - n) || ADRSc || M). */
-static void slh_f_ref(uint8_t *out, size_t n, const uint8_t *pk_seed, const adrs &ad,
-                      const uint8_t *m)
+/* FIPS 205's F and T_l for the SHA-2 sets (SHA-256 ones):
+ * Trunc_n(SHA-256(PK.seed || toByte(0, 64 - n) || ADRSc || M)), M of mlen bytes. */
+static void slh_sha256_ref(uint8_t *out, size_t n, const uint8_t *pk_seed, const adrs &ad,
+                           const uint8_t *m, size_t mlen)
 {
-    uint8_t msg[64 + 22 + 32] = {0}, md[32];
+    uint8_t msg[64 + 22 + 35 * 16] = {0}, md[32];
     memcpy(msg, pk_seed, n);
     uint8_t *c = msg + 64;
     c[0] = (uint8_t)ad.layer;
@@ -92,24 +94,29 @@ static void slh_f_ref(uint8_t *out, size_t n, const uint8_t *pk_seed, const adrs
     put32(c + 10, ad.kp);
     put32(c + 14, ad.c);
     put32(c + 18, ad.h);
-    memcpy(msg + 86, m, n);
-    hbs_sha256(md, msg, 86 + n);
+    memcpy(msg + 86, m, mlen);
+    hbs_sha256(md, msg, 86 + mlen);
     memcpy(out, md, n);
+}
+
+/* The SHA-256 state after PK.seed || toByte(0, 64 - n): the kernels' midstate. */
+static void slh_midstate(uint32_t s256[8], const uint8_t *pk_seed, size_t n)
+{
+    uint8_t block[64] = {0};
+    memcpy(block, pk_seed, n);
+    memcpy(s256, sha256_iv_words, sizeof sha256_iv_words);
+    hbs_sha256_compress(s256, block, 1);
 }
 
 template <int N, int C> static void check_fchain()
 {
     constexpr int W = N / 4;
     for (int trial = 0; trial < 20; trial++) {
-        uint8_t seed[N], block[64] = {0}, v0[N];
+        uint8_t seed[N], v0[N];
         rnd_bytes(seed, N);
         rnd_bytes(v0, N);
-        memcpy(block, seed, N);
         kregs<FAM_SHA2, N> k;
-        static const uint32_t iv[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-                                       0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
-        memcpy(k.s256, iv, sizeof iv);
-        hbs_sha256_compress(k.s256, block, 1);
+        slh_midstate(k.s256, seed, N);
         adrs ad = {rnd32() & 0xff, (uint64_t)rnd32() << 32 | rnd32(), A_WOTS_HASH, rnd32(),
                    rnd32() % 67, 0};
         uint32_t v[W], t[W];
@@ -122,7 +129,7 @@ template <int N, int C> static void check_fchain()
         for (uint32_t h = 0; h < 15; h++) {
             adrs at = ad;
             at.h = h;
-            slh_f_ref(ref, N, seed, at, ref);
+            slh_sha256_ref(ref, N, seed, at, ref, N);
             f.step(v, k, h);
             thash<FAM_SHA2, N, 1, C>(t, k, at, t);
             uint8_t got[N];
@@ -140,27 +147,14 @@ template <int C> static void check_tlen()
 {
     constexpr int LEN = 35, N = 16;
     for (int trial = 0; trial < 20; trial++) {
-        uint8_t seed[N], block[64] = {0}, pk[LEN * N], msg[64 + 22 + LEN * N], md[32];
+        uint8_t seed[N], pk[LEN * N], md[N];
         rnd_bytes(seed, N);
         rnd_bytes(pk, sizeof pk);
-        memcpy(block, seed, N);
-        uint32_t s256[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-                            0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
-        hbs_sha256_compress(s256, block, 1);
+        uint32_t s256[8];
+        slh_midstate(s256, seed, N);
         const adrs ad = {rnd32() & 0xff, (uint64_t)rnd32() << 32 | rnd32(), A_WOTS_PK,
                          rnd32(), 0, 0};
-        memset(msg, 0, sizeof msg);
-        memcpy(msg, seed, N);
-        uint8_t *c = msg + 64;
-        c[0] = (uint8_t)ad.layer;
-        for (int i = 0; i < 8; i++)
-            c[1 + i] = (uint8_t)(ad.tree >> (56 - 8 * i));
-        c[9] = (uint8_t)ad.type;
-        put32(c + 10, ad.kp);
-        put32(c + 14, ad.c);
-        put32(c + 18, ad.h);
-        memcpy(msg + 86, pk, sizeof pk);
-        hbs_sha256(md, msg, sizeof msg);
+        slh_sha256_ref(md, N, seed, ad, pk, sizeof pk);
         /* the chain ends as the kernel keeps them: big-endian bytes, 4-byte aligned */
         uint32_t in[LEN * N / 4], out[4];
         memcpy(in, pk, sizeof pk);
