@@ -29,7 +29,12 @@ namespace {
 
 enum { M_FCHAIN, M_F, M_TLEN, M_COUNT };
 const char *const mode_name[M_COUNT] = {"fchain", "F", "T_len"};
-const char *const form_name[4] = {"full", "compact", "looped", "rolled"};
+/* the four shapes, then three of them with SHA_IMAD (additions on the FMA pipe) */
+const int forms[] = {SHA_FULL, SHA_COMPACT, SHA_LOOPED, SHA_ROLLED,
+                     SHA_FULL | SHA_IMAD, SHA_COMPACT | SHA_IMAD, SHA_LOOPED | SHA_IMAD};
+const char *const form_name[] = {"full", "compact", "looped", "rolled",
+                                 "full+i", "compact+i", "looped+i"};
+enum { FORMS = sizeof forms / sizeof forms[0] };
 enum { LEN = 35, W = 4, MAX_THREADS = 256 };
 
 struct probe_args {
@@ -123,6 +128,12 @@ kern pick_form(int form, int mode)
         return pick<SHA_COMPACT>(mode);
     case SHA_LOOPED:
         return pick<SHA_LOOPED>(mode);
+    case SHA_FULL | SHA_IMAD:
+        return pick<SHA_FULL | SHA_IMAD>(mode);
+    case SHA_COMPACT | SHA_IMAD:
+        return pick<SHA_COMPACT | SHA_IMAD>(mode);
+    case SHA_LOOPED | SHA_IMAD:
+        return pick<SHA_LOOPED | SHA_IMAD>(mode);
     default:
         return pick<SHA_ROLLED>(mode);
     }
@@ -152,16 +163,16 @@ int main(int argc, char **argv)
     std::vector<unsigned long long> cyc((size_t)sms);
     const int threads[] = {32, 64, 128, 256};
     int bad = 0;
-    printf("%-7s %-8s", "hash", "form");
+    printf("%-7s %-9s", "hash", "form");
     for (int t : threads)
         printf(" %6d thr: cyc/compr  Gc/s", t);
     printf("\n");
     for (int mode = 0; mode < M_COUNT; mode++) {
-        for (int form = 0; form < 4; form++) {
-            kern k = pick_form(form, mode);
+        for (int form = 0; form < FORMS; form++) {
+            kern k = pick_form(forms[form], mode);
             const int smem = mode == M_TLEN ? MAX_THREADS * LEN * W * 4 : 0;
             CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-            printf("%-7s %-8s", mode_name[mode], form_name[form]);
+            printf("%-7s %-9s", mode_name[mode], form_name[form]);
             for (int t : threads) {
                 k<<<sms, t, (size_t)(mode == M_TLEN ? t * LEN * W * 4 : 0)>>>(a); /* warm */
                 CK(cudaDeviceSynchronize());

@@ -62,16 +62,27 @@ __device__ __forceinline__ uint64_t rotl64(uint64_t x, int r)
 
 __device__ __forceinline__ uint32_t bswap32(uint32_t x) { return __byte_perm(x, 0, 0x0123); }
 
+/* The IMAD variant of a form (SHA_IMAD, below): five of a round's and an expansion's
+ * additions as x * 1 + y, the 1 a constant the compiler cannot see (hbs_one), so they run as
+ * IMAD on the FMA pipe, idle otherwise, instead of IADD3 on the integer pipe that the
+ * rotations and logic ops keep busy (ncu, 128s one-signature kernel: integer pipe at 78 % of
+ * its peak over the whole kernel, FMA pipe at 4 %). IMAD in scope picks the variant. hbs_one is
+ * static, one per translation unit like the kernels' other constants (the CPU emulator links
+ * several together). */
+static __device__ __constant__ uint32_t hbs_one = 1;
+#define HBS_MADD(x, y) ((x) * hbs_one + (y))
+
 /* One SHA-256 round; the schedule word w[i & 15] already expanded when i >= 16. */
 #define HBS_SHA256_ROUND(i, k)                                                                 \
     do {                                                                                       \
-        uint32_t t1 = h + (rotr32(e, 6) ^ rotr32(e, 11) ^ rotr32(e, 25)) + ((e & f) ^ (~e & g)) + \
-                      (k) + w[(i) & 15];                                                       \
+        uint32_t s1 = rotr32(e, 6) ^ rotr32(e, 11) ^ rotr32(e, 25), ch = (e & f) ^ (~e & g);   \
+        uint32_t t1 = IMAD ? HBS_MADD(s1, HBS_MADD(ch, h + (k) + w[(i) & 15]))                  \
+                           : h + s1 + ch + (k) + w[(i) & 15];                                  \
         uint32_t t2 = (rotr32(a, 2) ^ rotr32(a, 13) ^ rotr32(a, 22)) + ((a & b) ^ (a & c) ^ (b & c)); \
         h = g;                                                                                 \
         g = f;                                                                                 \
         f = e;                                                                                 \
-        e = d + t1;                                                                            \
+        e = IMAD ? HBS_MADD(d, t1) : d + t1;                                                   \
         d = c;                                                                                 \
         c = b;                                                                                 \
         b = a;                                                                                 \
@@ -84,7 +95,10 @@ __device__ __forceinline__ uint32_t bswap32(uint32_t x) { return __byte_perm(x, 
         uint32_t w15 = w[((i) + 1) & 15], w2 = w[((i) + 14) & 15];                             \
         uint32_t s0 = rotr32(w15, 7) ^ rotr32(w15, 18) ^ (w15 >> 3);                           \
         uint32_t s1 = rotr32(w2, 17) ^ rotr32(w2, 19) ^ (w2 >> 10);                            \
-        w[(i) & 15] += s0 + s1 + w[((i) + 9) & 15];                                            \
+        if (IMAD)                                                                              \
+            w[(i) & 15] = HBS_MADD(s0, HBS_MADD(s1, HBS_MADD(w[((i) + 9) & 15], w[(i) & 15]))); \
+        else                                                                                   \
+            w[(i) & 15] += s0 + s1 + w[((i) + 9) & 15];                                        \
     } while (0)
 
 /* The rolled form's passes from round r0 (a multiple of 16) on. After round i, w[i] (its
@@ -130,24 +144,32 @@ __device__ __forceinline__ uint32_t bswap32(uint32_t x) { return __byte_perm(x, 
  * form's code size with the schedule's independent work beside the rounds' serial chain.
  * It lost everywhere (H100, bench/gpu/sha256_forms.cu: F along a chain 3042 cycles a
  * compression at one warp a scheduler, full 2469, looped 2672: one warp already keeps the
- * integer pipe busy, so the wasted expansions cost); no kernel uses it by default. */
-enum { SHA_FULL = 0, SHA_COMPACT = 1, SHA_LOOPED = 2, SHA_ROLLED = 3 };
+ * integer pipe busy, so the wasted expansions cost); no kernel uses it by default.
+ * SHA_IMAD, or'ed into a form: the same shape with additions on the FMA pipe (HBS_MADD). With
+ * many warps an SM it wins (H100, batches: 128f key generation 2.73 -> 2.93 M/s, signing
+ * 121 -> 131 k/s, verification 1.06 -> 1.11 M/s; bench/gpu/sha256_forms.cu at 8 warps an
+ * SM, compact T_len 5313 -> 4994 cycles a compression); with one warp a scheduler IMAD's
+ * longer latency costs (fchain full 2515 -> 2580 cycles), so the one-signature kernel's forms
+ * go without it. */
+enum { SHA_FULL = 0, SHA_COMPACT = 1, SHA_LOOPED = 2, SHA_ROLLED = 3, SHA_IMAD = 4 };
 
 /* The form of every call that names none (all but the verifier's and the one-signature
  * kernel's): a build may set it (-DHBS_GPU_SHA256_FORM=2 in CMAKE_CUDA_FLAGS) to compare the
  * forms over all kernels in one device run. */
 #ifndef HBS_GPU_SHA256_FORM
-#define HBS_GPU_SHA256_FORM SHA_FULL
+#define HBS_GPU_SHA256_FORM (SHA_FULL | SHA_IMAD)
 #endif
 
 template <int FORM = HBS_GPU_SHA256_FORM>
 __device__ __forceinline__ void sha256_compress(uint32_t st[8], uint32_t w[16])
 {
+    constexpr int SHAPE = FORM & 3;
+    constexpr bool IMAD = (FORM & SHA_IMAD) != 0;
     uint32_t a = st[0], b = st[1], c = st[2], d = st[3], e = st[4], f = st[5], g = st[6],
              h = st[7];
-    if constexpr (FORM == SHA_ROLLED) {
+    if constexpr (SHAPE == SHA_ROLLED) {
         HBS_SHA256_ROLLED_FROM(0);
-    } else if constexpr (FORM == SHA_LOOPED) {
+    } else if constexpr (SHAPE == SHA_LOOPED) {
 #pragma unroll 1
         for (int r = 0; r < 64; r += 16) {
 #pragma unroll
@@ -159,7 +181,7 @@ __device__ __forceinline__ void sha256_compress(uint32_t st[8], uint32_t w[16])
                     HBS_SHA256_EXPAND(i);
             }
         }
-    } else if constexpr (FORM == SHA_COMPACT) {
+    } else if constexpr (SHAPE == SHA_COMPACT) {
 #pragma unroll
         for (int i = 0; i < 16; i++)
             HBS_SHA256_ROUND(i, K256[i]);
@@ -195,9 +217,11 @@ template <int R0, int FORM = SHA_FULL>
 __device__ __forceinline__ void sha256_compress_from(uint32_t st[8], const sha256_vars &pre,
                                                      uint32_t w[16])
 {
+    constexpr int SHAPE = FORM & 3;
+    constexpr bool IMAD = (FORM & SHA_IMAD) != 0;
     uint32_t a = pre.v[0], b = pre.v[1], c = pre.v[2], d = pre.v[3], e = pre.v[4],
              f = pre.v[5], g = pre.v[6], h = pre.v[7];
-    if constexpr (FORM == SHA_FULL) {
+    if constexpr (SHAPE == SHA_FULL) {
 #pragma unroll
         for (int i = 0; i < 64; i++) {
             if (i >= 16)
@@ -205,7 +229,7 @@ __device__ __forceinline__ void sha256_compress_from(uint32_t st[8], const sha25
             if (i >= R0)
                 HBS_SHA256_ROUND(i, K256[i]);
         }
-    } else if constexpr (FORM == SHA_ROLLED) {
+    } else if constexpr (SHAPE == SHA_ROLLED) {
         /* the first pass unrolled (it starts at R0), then the rolled passes */
 #pragma unroll
         for (int i = 0; i < 16; i++) {
@@ -237,6 +261,7 @@ template <int R0, int R1>
 __device__ __forceinline__ void sha256_rounds(sha256_vars &s, const uint32_t w[16])
 {
     static_assert(0 <= R0 && R0 <= R1 && R1 <= 16, "rounds of the block's own words only");
+    constexpr bool IMAD = false; /* worked out once per chain or key: either will do */
     uint32_t a = s.v[0], b = s.v[1], c = s.v[2], d = s.v[3], e = s.v[4], f = s.v[5],
              g = s.v[6], h = s.v[7];
 #pragma unroll
@@ -256,6 +281,7 @@ __device__ __forceinline__ void sha256_rounds(sha256_vars &s, const uint32_t w[1
 #undef HBS_SHA256_EXPAND
 #undef HBS_SHA256_FEED
 #undef HBS_SHA256_ROLLED_FROM
+#undef HBS_MADD
 
 __device__ __forceinline__ void sha256_iv(uint32_t st[8])
 {

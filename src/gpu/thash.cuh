@@ -138,7 +138,7 @@ __device__ __forceinline__ void sha256_small_block(uint32_t w[16], const uint32_
 
 /* SHA-256 over midstate || ADRSc || in: that block compressed from s256. C: the compact
  * compression (hash.cuh). */
-template <int M, int C = SHA_FULL>
+template <int M, int C = HBS_GPU_SHA256_FORM>
 __device__ __forceinline__ void sha256_small(uint32_t st[8], const uint32_t s256[8],
                                              const uint32_t a[6], const uint32_t in[M])
 {
@@ -180,7 +180,7 @@ __device__ __forceinline__ void sha512_small(uint64_t st[8], const uint64_t s512
 
 /* out = T_L(PK.seed, ADRS, in), in being L values (L = 1 or 2). C: the compact SHA-256
  * compression (hash.cuh). */
-template <int FAM, int N, int L, int C = SHA_FULL>
+template <int FAM, int N, int L, int C = HBS_GPU_SHA256_FORM>
 __device__ __forceinline__ void thash(uint32_t out[N / 4], const kregs<FAM, N> &k,
                                       const adrs &ad, const uint32_t in[L * N / 4])
 {
@@ -235,7 +235,7 @@ __device__ __forceinline__ void thash(uint32_t out[N / 4], const kregs<FAM, N> &
  * pair, chain) are the same in every call: start does rounds 0 .. 4 of the block once, and
  * each step the other 59 (5 of 64 rounds saved in every step). SHAKE: thash as it is. C:
  * the compression's form (hash.cuh). */
-template <int FAM, int N, int C = SHA_FULL> struct fchain {
+template <int FAM, int N, int C = HBS_GPU_SHA256_FORM> struct fchain {
     sha256_vars pre;
     uint32_t a[6];
     adrs ad;
@@ -284,7 +284,7 @@ __device__ __forceinline__ uint32_t tl_in_word(const uint32_t *in, int m, int k)
     return k < m ? in[k] : (k == m ? 0x80000000u : 0u);
 }
 
-template <int FAM, int N, int C = SHA_FULL>
+template <int FAM, int N, int C = HBS_GPU_SHA256_FORM>
 __device__ void thash_mem(uint32_t out[N / 4], const kregs<FAM, N> &k, const adrs &ad,
                           const uint8_t *inb, int nvals)
 {
@@ -420,7 +420,7 @@ __device__ __forceinline__ uint32_t tl_n16_word(const uint32_t a[6], const uint3
     return hi << 16 | lo >> 16;
 }
 
-template <int LEN, int C = SHA_FULL>
+template <int LEN, int C = HBS_GPU_SHA256_FORM>
 __device__ __forceinline__ void tlen_sha256_n16(uint32_t out[4], const uint32_t s256[8],
                                                 const adrs &ad, const uint32_t *in)
 {

@@ -18,6 +18,9 @@
 
 namespace hbs_gpu {
 
+/* The verifier's SHA-256 form: compact (above), with its additions as IMAD (hash.cuh). */
+enum { VERIFY_SHA = SHA_COMPACT | SHA_IMAD };
+
 /* Family words from memory: word loads when aligned (the usual case), bytes otherwise. */
 template <int FAM, int N>
 __device__ __forceinline__ void load_val_any(uint32_t v[N / 4], const uint8_t *p)
@@ -63,7 +66,7 @@ __device__ void fors_root_any(uint32_t node[N / 4], const sp &P, const kregs<FAM
     uint32_t in[N / 2];
     adrs ad = {0, m.tree, A_FORS_TREE, m.leaf, 0, gi};
     load_val_any<FAM, N>(in, e);
-    thash<FAM, N, 1, SHA_COMPACT>(node, k, ad, in);
+    thash<FAM, N, 1, VERIFY_SHA>(node, k, ad, in);
     for (int z = 0; z < P.a; z++) {
         uint32_t sib[N / 4];
         load_val_any<FAM, N>(sib, e + (size_t)(z + 1) * N);
@@ -75,7 +78,7 @@ __device__ void fors_root_any(uint32_t node[N / 4], const sp &P, const kregs<FAM
         }
         ad.c = (uint32_t)z + 1;
         ad.h = gi >> (z + 1);
-        thash<FAM, N, 2, SHA_COMPACT>(node, k, ad, in);
+        thash<FAM, N, 2, VERIFY_SHA>(node, k, ad, in);
     }
 }
 
@@ -129,7 +132,7 @@ __global__ void __launch_bounds__(128) k_verify_pool(sp P, const sig_meta *meta,
         kregs<FAM, N> k;
         k.load(&keys[m.key]);
         adrs ad = {0, m.tree, A_FORS_ROOTS, m.leaf, 0, 0};
-        thash_mem<FAM, N, SHA_COMPACT>(msg, k, ad, scr, P.k);
+        thash_mem<FAM, N, VERIFY_SHA>(msg, k, ad, scr, P.k);
     }
     for (int layer = 0; layer < P.d; layer++) {
         /* the chains of every signature into the pool, longest first (four buckets) */
@@ -195,7 +198,7 @@ __global__ void __launch_bounds__(128) k_verify_pool(sp P, const sig_meta *meta,
             head += __popc(idle);
             if (cur >= 0 && step < 15) {
                 ac.h = (uint32_t)step;
-                thash<FAM, N, 1, SHA_COMPACT>(v, kc, ac, v);
+                thash<FAM, N, 1, VERIFY_SHA>(v, kc, ac, v);
                 step++;
             }
             if (cur >= 0 && step == 15) {
@@ -212,7 +215,7 @@ __global__ void __launch_bounds__(128) k_verify_pool(sp P, const sig_meta *meta,
             const uint32_t leaf = layer_leaf(P, m, layer);
             const uint8_t *ws = ht + (size_t)layer * (LEN + P.hp) * N;
             adrs ad = {(uint32_t)layer, tree, A_WOTS_PK, leaf, 0, 0};
-            thash_mem<FAM, N, SHA_COMPACT>(msg, k, ad, scr, LEN);
+            thash_mem<FAM, N, VERIFY_SHA>(msg, k, ad, scr, LEN);
             ad.type = A_TREE;
             ad.kp = 0;
             const uint8_t *auth = ws + (size_t)LEN * N;
@@ -227,7 +230,7 @@ __global__ void __launch_bounds__(128) k_verify_pool(sp P, const sig_meta *meta,
                 }
                 ad.c = (uint32_t)z + 1;
                 ad.h = leaf >> (z + 1);
-                thash<FAM, N, 2, SHA_COMPACT>(msg, k, ad, in);
+                thash<FAM, N, 2, VERIFY_SHA>(msg, k, ad, in);
             }
         }
         __syncwarp(); /* the pool and scratch are rewritten by the next layer */

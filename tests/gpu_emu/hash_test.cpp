@@ -248,21 +248,29 @@ static void check_x256()
 
 int main()
 {
+    /* every shape, with its additions on the integer pipe and as IMAD (SHA_IMAD) */
     check_fchain<16, SHA_FULL>();
     check_fchain<16, SHA_COMPACT>();
     check_fchain<16, SHA_LOOPED>();
     check_fchain<16, SHA_ROLLED>();
+    check_fchain<16, SHA_FULL | SHA_IMAD>();
+    check_fchain<16, SHA_COMPACT | SHA_IMAD>();
+    check_fchain<16, SHA_LOOPED | SHA_IMAD>();
     check_fchain<24, SHA_FULL>();
     check_fchain<24, SHA_COMPACT>();
     check_fchain<24, SHA_ROLLED>();
+    check_fchain<24, SHA_FULL | SHA_IMAD>();
     check_fchain<32, SHA_FULL>();
     check_fchain<32, SHA_COMPACT>();
     check_fchain<32, SHA_LOOPED>();
     check_fchain<32, SHA_ROLLED>();
+    check_fchain<32, SHA_COMPACT | SHA_IMAD>();
     check_tlen<SHA_FULL>();
     check_tlen<SHA_COMPACT>();
     check_tlen<SHA_LOOPED>();
     check_tlen<SHA_ROLLED>();
+    check_tlen<SHA_FULL | SHA_IMAD>();
+    check_tlen<SHA_COMPACT | SHA_IMAD>();
     check_x256();
     printf("hash_test: %d checks, %d failed (SLH-DSA F chains n = 16/24/32 and T_len n = 16, "
            "XMSS F chains and H, against SHA-256 of the whole message)\n",
