@@ -148,9 +148,11 @@ static void plan_for(const hbs_slhdsa_params *p, int sms, lat_plan *pl)
     while (lpb > 0 && round32(len << lpb) > maxt)
         lpb--;
     const int threads = round32(len << lpb);
-    /* FORS leaves cost two hashes against a chain's sixteen: in the 's' sets a thread takes
-     * two; the tree and its levels stay within 32 KB of shared memory */
-    int fpb = std::min(a, floor_log2((unsigned)threads) + (small ? 1 : 0));
+    /* FORS leaves cost two hashes against a chain's sixteen: in the 's' sets a block takes
+     * as many as 32 KB of shared memory hold (the tree and its levels), which at n = 16 puts
+     * every block in one wave (128s: 504 blocks, 528 fit; with 512 leaves a block, 560 did
+     * not; H100 128s 0.270 -> 0.262 ms, SHAKE-128s 0.840 -> 0.817). */
+    int fpb = small ? a : std::min(a, floor_log2((unsigned)threads));
     if (env_fpb >= 0)
         fpb = std::min(env_fpb, a);
     while (fpb > 0 && (2 * n << fpb) > 32768)

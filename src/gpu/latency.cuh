@@ -74,6 +74,16 @@ template <int FAM, int N> struct lat_bounds {
     static constexpr int per_sm = FAM == FAM_SHA2 ? (N == 16 ? 4 : 2) : (N == 24 ? 3 : 2);
 };
 
+/* Call sites of the hashes a block runs twice (its subtree, then its tree's top; a FORS
+ * leaf's PRF, then its F): 1 shares one site (less code, and the SHA-512 of n > 16 spills
+ * less), 2 writes each out (the looped 128f kernel is faster so). H100, one signature,
+ * median of 60, two runs: 192f 0.172 -> 0.164 ms and 256f 0.254-0.260 -> 0.228-0.244 with one
+ * site, 128s in the full form 0.275 -> 0.270 (in the full form with two it lost), while the
+ * looped 128f went 0.0645-0.0652 -> 0.0662-0.0672. SHAKE keeps its two (not measured). */
+template <int FAM, int N, int SC> struct lat_sites {
+    static constexpr int n = FAM == FAM_SHAKE || (N == 16 && (SC & 3) == SHA_LOOPED) ? 2 : 1;
+};
+
 /* How one signature's work is cut into blocks. */
 struct lat_shape {
     int d, hp, a, k;
@@ -293,10 +303,10 @@ __device__ bool lat_xmss(const lat_args<FAM, N> &a, int j, int g, uint32_t *sh)
     }
     __syncthreads();
     lat_stamp(a.timing, LP_X_TLEN, false);
+    /* the block's subtree, then (the last block of the layer) the tree's top (lat_sites) */
     const adrs ad = {(uint32_t)j, tree, A_TREE, 0, 0, 0};
-    lat_reduce<FAM, N, SC>(a.k, ad, heap, lg, 0, (uint32_t)g << lg, target, auth);
-    lat_stamp(a.timing, LP_X_TREE, false);
-    if (s.xg_lg > 0) {
+    /* the subtree's root to the layer's counter; true in the last block, the roots gathered */
+    auto gather = [&]() {
         const int G = 1 << s.xg_lg;
         uint32_t *gr = a.groots + ((size_t)j << s.xg_lg) * W;
         if (t < W)
@@ -308,8 +318,31 @@ __device__ bool lat_xmss(const lat_args<FAM, N> &a, int j, int g, uint32_t *sh)
         for (int i = t; i < G * W; i += blockDim.x)
             heap[G * W + i] = __ldcg(gr + i);
         __syncthreads();
-        lat_reduce<FAM, N, SC>(a.k, ad, heap, s.xg_lg, lg, 0, target, auth);
-        lat_stamp(a.timing, LP_X_TOP, false);
+        return true;
+    };
+    if constexpr (lat_sites<FAM, N, SC>::n == 2) {
+        lat_reduce<FAM, N, SC>(a.k, ad, heap, lg, 0, (uint32_t)g << lg, target, auth);
+        lat_stamp(a.timing, LP_X_TREE, false);
+        if (s.xg_lg > 0) {
+            if (!gather())
+                return false;
+            lat_reduce<FAM, N, SC>(a.k, ad, heap, s.xg_lg, lg, 0, target, auth);
+            lat_stamp(a.timing, LP_X_TOP, false);
+        }
+    } else {
+        int rlg = lg, z0 = 0;
+        uint32_t base = (uint32_t)g << lg;
+        for (int top = 0;; top++) {
+            lat_reduce<FAM, N, SC>(a.k, ad, heap, rlg, z0, base, target, auth);
+            lat_stamp(a.timing, top ? LP_X_TOP : LP_X_TREE, false);
+            if (top || s.xg_lg == 0)
+                break;
+            if (!gather())
+                return false;
+            rlg = s.xg_lg;
+            z0 = lg;
+            base = 0;
+        }
     }
     if (t == 0)
         store_val<FAM, N>(a.roots + (size_t)j * N, heap + W);
@@ -332,19 +365,33 @@ __device__ bool lat_fors(const lat_args<FAM, N> &a, int i, int g, uint32_t *sh)
         const uint32_t idx = base + (uint32_t)l;
         adrs ad = {0, a.tree, A_FORS_PRF, a.leaf, 0, idx};
         uint32_t v[W];
-        thash<FAM, N, 1, SC>(v, a.k, ad, a.sk_seed);
-        if (idx == target)
-            store_val<FAM, N>(tsig, v);
-        ad.type = A_FORS_TREE;
-        thash<FAM, N, 1, SC>(v, a.k, ad, v);
+        if constexpr (lat_sites<FAM, N, SC>::n == 2) {
+            thash<FAM, N, 1, SC>(v, a.k, ad, a.sk_seed);
+            if (idx == target)
+                store_val<FAM, N>(tsig, v);
+            ad.type = A_FORS_TREE;
+            thash<FAM, N, 1, SC>(v, a.k, ad, v);
+        } else {
+            /* the secret value (PRF), then the leaf (F), at one call site */
+#pragma unroll
+            for (int i = 0; i < W; i++)
+                v[i] = a.sk_seed[i];
+#pragma unroll 1
+            for (int st = 0; st < 2; st++) {
+                thash<FAM, N, 1, SC>(v, a.k, ad, v);
+                if (st == 0 && idx == target)
+                    store_val<FAM, N>(tsig, v);
+                ad.type = A_FORS_TREE;
+            }
+        }
         node_put<N>(heap + (fpb + l) * W, v);
     }
     __syncthreads();
     lat_stamp(a.timing, LP_F_LEAVES, false);
+    /* the block's subtree, then (the last block of the tree) the tree's top (lat_sites) */
     const adrs ad = {0, a.tree, A_FORS_TREE, a.leaf, 0, 0};
-    lat_reduce<FAM, N, SC>(a.k, ad, heap, lg, 0, base, target, tsig + N);
-    lat_stamp(a.timing, LP_F_TREE, false);
-    if (s.fg_lg > 0) {
+    /* the subtree's root to the tree's counter; true in the last block, the roots gathered */
+    auto gather = [&]() {
         const int G = 1 << s.fg_lg;
         uint32_t *gr = a.groots + (((size_t)s.d << s.xg_lg) + ((size_t)i << s.fg_lg)) * W;
         if (t < W)
@@ -355,8 +402,32 @@ __device__ bool lat_fors(const lat_args<FAM, N> &a, int i, int g, uint32_t *sh)
         for (int x = t; x < G * W; x += blockDim.x)
             heap[G * W + x] = __ldcg(gr + x);
         __syncthreads();
-        lat_reduce<FAM, N, SC>(a.k, ad, heap, s.fg_lg, lg, (uint32_t)i << s.fg_lg, target, tsig + N);
-        lat_stamp(a.timing, LP_F_TOP, false);
+        return true;
+    };
+    if constexpr (lat_sites<FAM, N, SC>::n == 2) {
+        lat_reduce<FAM, N, SC>(a.k, ad, heap, lg, 0, base, target, tsig + N);
+        lat_stamp(a.timing, LP_F_TREE, false);
+        if (s.fg_lg > 0) {
+            if (!gather())
+                return false;
+            lat_reduce<FAM, N, SC>(a.k, ad, heap, s.fg_lg, lg, (uint32_t)i << s.fg_lg, target,
+                                   tsig + N);
+            lat_stamp(a.timing, LP_F_TOP, false);
+        }
+    } else {
+        int rlg = lg, z0 = 0;
+        uint32_t rbase = base;
+        for (int top = 0;; top++) {
+            lat_reduce<FAM, N, SC>(a.k, ad, heap, rlg, z0, rbase, target, tsig + N);
+            lat_stamp(a.timing, top ? LP_F_TOP : LP_F_TREE, false);
+            if (top || s.fg_lg == 0)
+                break;
+            if (!gather())
+                return false;
+            rlg = s.fg_lg;
+            z0 = lg;
+            rbase = (uint32_t)i << s.fg_lg;
+        }
     }
     if (t == 0)
         store_val<FAM, N>(a.roots + (size_t)(s.d + i) * N, heap + W);
@@ -468,7 +539,8 @@ __global__ void __launch_bounds__(lat_bounds<FAM, N>::threads, lat_bounds<FAM, N
 }
 
 /* HBS_GPU_LAT_SHA: the SHA-256 code form of the SHA-2 kernels (hash.cuh: 0 full, 1 compact,
- * 2 looped, 3 rolled), to compare them on a new GPU; -1 (unset) for each n's default. Read once. */
+ * 2 looped, 3 rolled; 4 and 6: full and looped with SHA_IMAD), to compare them on a new GPU;
+ * -1 (unset) for each set's default. Read once. */
 int lat_sha_form();
 
 template <int FAM, int N, int SC> static int lat_launch_form(const lat_job &j, cudaStream_t st)
@@ -509,13 +581,24 @@ template <int FAM, int N> static int lat_launch(const lat_job &j, cudaStream_t s
          * 0.257 ms, 128s even. At n = 24 it lost (192f 0.174 -> 0.194), so n = 24 keeps the
          * full form. (The timing line's occupancy is the full form's kernel's.) */
         const int form = lat_sha_form();
-        switch (form >= 0 ? form : N == 24 ? SHA_FULL : SHA_LOOPED) {
+        /* the 's' sets' many warps an SM hide the fetches: n = 16 runs them in the full form
+         * (H100, 128s: 0.275 -> 0.269-0.270 ms with the one call site of lat_sites). Their
+         * chains keep the integer pipe busy (ncu, 128s: 78 % of its peak over the kernel):
+         * they take the IMAD variant (hash.cuh), the 'f' sets' lone warps not */
+        const bool s_set = j.s.hp >= 8;
+        const int def = (N == 24 || (N == 16 && s_set) ? SHA_FULL : SHA_LOOPED) |
+                        (s_set ? SHA_IMAD : 0);
+        switch (form >= 0 ? form : def) {
         case SHA_COMPACT:
             return lat_launch_form<FAM, N, SHA_COMPACT>(j, st);
         case SHA_LOOPED:
             return lat_launch_form<FAM, N, SHA_LOOPED>(j, st);
         case SHA_ROLLED:
             return lat_launch_form<FAM, N, SHA_ROLLED>(j, st);
+        case SHA_FULL | SHA_IMAD:
+            return lat_launch_form<FAM, N, SHA_FULL | SHA_IMAD>(j, st);
+        case SHA_LOOPED | SHA_IMAD:
+            return lat_launch_form<FAM, N, SHA_LOOPED | SHA_IMAD>(j, st);
         default:
             break;
         }
