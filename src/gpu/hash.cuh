@@ -277,6 +277,63 @@ __device__ __forceinline__ void sha256_rounds(sha256_vars &s, const uint32_t w[1
     s.v[7] = h;
 }
 
+/* The schedule of one block with the round constants added (W[i] + K[i], i < 64), to wk
+ * (16-byte aligned, shared memory). It depends on the block alone: a kernel that holds all
+ * the blocks of a stream at once (T_len over a WOTS+ public key) builds their schedules side
+ * by side, one thread a block, and the one thread that must compress them in turn runs only
+ * the rounds (sha256_compress_wk), a third less integer work on the serial path. */
+__device__ __forceinline__ void sha256_schedule_wk(uint32_t *wk, uint32_t w[16])
+{
+    constexpr bool IMAD = false;
+#pragma unroll
+    for (int q = 0; q < 16; q++) {
+#pragma unroll
+        for (int i = 4 * q; i < 4 * q + 4; i++)
+            if (i >= 16)
+                HBS_SHA256_EXPAND(i);
+        reinterpret_cast<uint4 *>(wk)[q] =
+            make_uint4(w[(4 * q) & 15] + K256[4 * q], w[(4 * q + 1) & 15] + K256[4 * q + 1],
+                       w[(4 * q + 2) & 15] + K256[4 * q + 2], w[(4 * q + 3) & 15] + K256[4 * q + 3]);
+    }
+}
+
+/* sha256_compress of a block whose schedule sha256_schedule_wk built: the 64 rounds alone,
+ * each pass of 16 reading its words four at a time. FORM: SHA_FULL unrolls the four
+ * passes, any other shape loops over them; SHA_IMAD as in sha256_compress. */
+template <int FORM>
+__device__ __forceinline__ void sha256_compress_wk(uint32_t st[8], const uint32_t *wk)
+{
+    constexpr bool IMAD = (FORM & SHA_IMAD) != 0;
+    uint32_t a = st[0], b = st[1], c = st[2], d = st[3], e = st[4], f = st[5], g = st[6],
+             h = st[7];
+    const uint4 *q = reinterpret_cast<const uint4 *>(wk);
+    /* w: a pass's W[i] + K[i]; the rounds' constant term is then 0 */
+#define HBS_SHA256_WK_PASS(r)                                                                  \
+    do {                                                                                       \
+        uint32_t w[16];                                                                        \
+        _Pragma("unroll") for (int x = 0; x < 4; x++)                                          \
+        {                                                                                      \
+            const uint4 u = q[(r) / 4 + x];                                                    \
+            w[4 * x] = u.x;                                                                    \
+            w[4 * x + 1] = u.y;                                                                \
+            w[4 * x + 2] = u.z;                                                                \
+            w[4 * x + 3] = u.w;                                                                \
+        }                                                                                      \
+        _Pragma("unroll") for (int i = 0; i < 16; i++) HBS_SHA256_ROUND(i, 0u);                \
+    } while (0)
+    if constexpr ((FORM & 3) == SHA_FULL) {
+#pragma unroll
+        for (int r = 0; r < 64; r += 16)
+            HBS_SHA256_WK_PASS(r);
+    } else {
+#pragma unroll 1
+        for (int r = 0; r < 64; r += 16)
+            HBS_SHA256_WK_PASS(r);
+    }
+#undef HBS_SHA256_WK_PASS
+    HBS_SHA256_FEED(st);
+}
+
 #undef HBS_SHA256_ROUND
 #undef HBS_SHA256_EXPAND
 #undef HBS_SHA256_FEED

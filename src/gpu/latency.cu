@@ -36,9 +36,11 @@ struct lat_state {
     int sms = 0, clock_khz = 0;   /* SMs: the cut of the trees (and the timing line) */
 };
 
-/* The mapped host memory starts with LAT_FLAG bytes: the flag in word 0, block 0's entry
- * (timing only) in word 1; the signature follows. */
-enum { LAT_COUNTERS = 256, LAT_FLAG = 64 };
+/* The device scratch starts with LAT_COUNTERS bytes of arrival counters (latency.cuh:
+ * d + k + 2 + d of them, at most 81). The mapped host memory starts with LAT_FLAG bytes: the
+ * flag in word 0, block 0's entry (timing only) in word 1; the signature follows. */
+enum { LAT_COUNTERS = 512, LAT_FLAG = 64 };
+static_assert(2 * 22 + LAT_MAX_K + 2 <= LAT_COUNTERS / 4, "arrival counters (d <= 22)");
 
 static std::mutex states_lock;
 static std::vector<lat_state *> states;
@@ -108,6 +110,14 @@ int lat_sha_form()
     return form;
 }
 
+int lat_ways()
+{
+    static const int ways = (env_lg("HBS_GPU_LAT_TL2") > 0 ? LAT_TL2 : 0) |
+                            (env_lg("HBS_GPU_LAT_SPREAD") > 0 ? LAT_SPREAD : 0) |
+                            (env_lg("HBS_GPU_LAT_FORS_FIRST") > 0 ? LAT_FORS_FIRST : 0);
+    return ways;
+}
+
 static const lat_kernel &kernel_for(const hbs_slhdsa_params *p)
 {
     static const lat_kernel table[2][3] = {
@@ -167,8 +177,13 @@ static void plan_for(const hbs_slhdsa_params *p, int sms, lat_plan *pl)
     pl->s.fg_lg = a - fpb;
     pl->threads = threads;
     pl->blocks = (d << pl->s.xg_lg) + (k << pl->s.fg_lg);
-    pl->smem = std::max({(len << lpb) * n + (2 * n << lpb), 2 * n << pl->s.xg_lg,
-                         2 * n << fpb, 2 * n << pl->s.fg_lg, k * n, d * n});
+    /* the two-pass T_len and T_k (LAT_TL2, SHA-2 at n = 16): their schedules after the heap
+     * and after the FORS roots; counted whether or not the kernel takes that path */
+    const bool tl2 = p->family == SLHDSA_FAMILY_SHA2 && n == 16;
+    const int tl2_x = tl2 ? (lat_tl2_words(len) << lpb) * 4 : 0;
+    const int tl2_k = tl2 ? 16 + tl16_blocks(k * n / 4) * 256 : 0;
+    pl->smem = std::max({(len << lpb) * n + (2 * n << lpb) + tl2_x, 2 * n << pl->s.xg_lg,
+                         2 * n << fpb, 2 * n << pl->s.fg_lg, k * n + tl2_k, d * n});
     pl->o_sig = LAT_COUNTERS;
     pl->o_wsave = pl->o_sig + round256(p->sig_bytes);
     pl->o_roots = pl->o_wsave + round256((size_t)d * len * 16 * n);

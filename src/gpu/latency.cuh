@@ -84,6 +84,24 @@ template <int FAM, int N, int SC> struct lat_sites {
     static constexpr int n = FAM == FAM_SHAKE || (N == 16 && (SC & 3) == SHA_LOOPED) ? 2 : 1;
 };
 
+/* Or'ed into the kernel's SHA-256 form (SC), ways of the kernel still to be measured on a
+ * GPU; the host picks them with HBS_GPU_LAT_TL2=1, HBS_GPU_LAT_SPREAD=1 and
+ * HBS_GPU_LAT_FORS_FIRST=1 (SHA-2 at n = 16 only, in the default forms: lat_launch).
+ * LAT_TL2: T_len and T_k in two passes (thash.cuh, tl16_*): a block holds all of a stream's
+ * values at once, so its threads build the schedules of all the stream's blocks side by
+ * side and one thread a stream runs only the rounds (128f: T_len, ten compressions by one
+ * thread a leaf, is a third of the signature's critical path).
+ * LAT_SPREAD: each layer's part of the signature to the host as soon as it is done
+ * (lat_layer_out), not the whole by the last block (lat_finish).
+ * LAT_FORS_FIRST: the FORS blocks take the first block indices, which the GPU starts first
+ * (the 's' sets' FORS trees end last: H100 128s, their public key at 262 us, the layers'
+ * roots by 253). */
+enum { LAT_TL2 = 8, LAT_SPREAD = 16, LAT_FORS_FIRST = 32 };
+
+/* Words of shared memory the two-pass T_len takes per leaf (LEN values of 16 bytes): the
+ * schedules, and 4 more so that the leaves of a block start in different banks. */
+__host__ __device__ constexpr int lat_tl2_words(int len) { return tl16_blocks(4 * len) * 64 + 4; }
+
 /* How one signature's work is cut into blocks. */
 struct lat_shape {
     int d, hp, a, k;
@@ -143,7 +161,8 @@ template <int FAM, int N> struct lat_args {
     uint8_t *wsave;     /* all 16 values of each chain of each layer's signed leaf */
     uint8_t *roots;     /* layer roots (d), FORS roots (k), FORS public key: bytes */
     uint32_t *groots;   /* subtree roots of the blocks of each tree: family words */
-    uint32_t *counters; /* arrivals: per layer, per FORS tree, FORS trees, units */
+    uint32_t *counters; /* arrivals: per layer, per FORS tree, FORS trees, units, and per
+                           layer its part of the signature (lat_layer_out) */
     uint8_t *host_sig;  /* mapped pinned memory, as the device addresses it */
     uint32_t *host_flag;
     lat_timing *timing;   /* null: no stamps (the only cost is the test of this pointer) */
@@ -152,8 +171,10 @@ template <int FAM, int N> struct lat_args {
 
 __device__ __forceinline__ unsigned long long lat_globaltimer()
 {
-    unsigned long long t;
+    unsigned long long t = 0;
+#ifdef __CUDA_ARCH__ /* (not in the host emulation: tests/gpu_emu/latency_test.cpp) */
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+#endif
     return t;
 }
 
@@ -291,15 +312,35 @@ __device__ bool lat_xmss(const lat_args<FAM, N> &a, int j, int g, uint32_t *sh)
     }
     __syncthreads();
     lat_stamp(a.timing, LP_X_CHAINS, false);
-    for (int l = t; l < lpb; l += blockDim.x) {
-        adrs ad = {(uint32_t)j, tree, A_WOTS_PK, ((uint32_t)g << lg) + (uint32_t)l, 0, 0};
-        uint32_t v[W];
-        if constexpr (FAM == FAM_SHA2 && N == 16)
-            tlen_sha256_n16<LEN, SC>(v, a.k.s256, ad,
-                                 reinterpret_cast<const uint32_t *>(ends) + (size_t)l * LEN * W);
-        else
-            thash_mem<FAM, N, SC>(v, a.k, ad, ends + (size_t)l * LEN * N, LEN);
-        node_put<N>(heap + (lpb + l) * W, v);
+    if constexpr (FAM == FAM_SHA2 && N == 16 && (SC & LAT_TL2) != 0) {
+        constexpr int NB = tl16_blocks(4 * LEN), TLS = lat_tl2_words(LEN);
+        uint32_t *wk = heap + 2 * lpb * W; /* after the heap (plan_for counts it) */
+        for (int x = t; x < lpb * NB; x += blockDim.x) {
+            const int l = x / NB, b = x - l * NB;
+            const adrs ad = {(uint32_t)j, tree, A_WOTS_PK, ((uint32_t)g << lg) + (uint32_t)l,
+                             0, 0};
+            tl16_schedule(wk + l * TLS + b * 64, ad,
+                          reinterpret_cast<const uint32_t *>(ends) + (size_t)l * LEN * W,
+                          4 * LEN, b);
+        }
+        __syncthreads();
+        for (int l = t; l < lpb; l += blockDim.x) {
+            uint32_t v[W];
+            tl16_rounds<SC>(v, a.k.s256, wk + l * TLS, NB);
+            node_put<N>(heap + (lpb + l) * W, v);
+        }
+    } else {
+        for (int l = t; l < lpb; l += blockDim.x) {
+            adrs ad = {(uint32_t)j, tree, A_WOTS_PK, ((uint32_t)g << lg) + (uint32_t)l, 0, 0};
+            uint32_t v[W];
+            if constexpr (FAM == FAM_SHA2 && N == 16)
+                tlen_sha256_n16<LEN, SC>(v, a.k.s256, ad,
+                                         reinterpret_cast<const uint32_t *>(ends) +
+                                             (size_t)l * LEN * W);
+            else
+                thash_mem<FAM, N, SC>(v, a.k, ad, ends + (size_t)l * LEN * N, LEN);
+            node_put<N>(heap + (lpb + l) * W, v);
+        }
     }
     __syncthreads();
     lat_stamp(a.timing, LP_X_TLEN, false);
@@ -438,14 +479,73 @@ __device__ bool lat_fors(const lat_args<FAM, N> &a, int i, int g, uint32_t *sh)
     for (int x = t; x < s.k * W; x += blockDim.x)
         sh[x] = __ldcg(r + x);
     __syncthreads();
-    if (t == 0) {
-        const adrs pk = {0, a.tree, A_FORS_ROOTS, a.leaf, 0, 0};
+    const adrs pk = {0, a.tree, A_FORS_ROOTS, a.leaf, 0, 0};
+    if constexpr (FAM == FAM_SHA2 && N == 16 && (SC & LAT_TL2) != 0) {
+        const int m = s.k * W, nb = tl16_blocks(m);
+        uint32_t *wk = sh + ((m + 3) & ~3); /* after the roots (plan_for counts it) */
+        for (int b = t; b < nb; b += blockDim.x)
+            tl16_schedule(wk + 64 * b, pk, sh, m, b);
+        __syncthreads();
+        if (t == 0) {
+            uint32_t v[W];
+            tl16_rounds<SC>(v, a.k.s256, wk, nb);
+            store_val<FAM, N>(a.roots + (size_t)(s.d + s.k) * N, v);
+        }
+    } else if (t == 0) {
         uint32_t v[W];
         thash_mem<FAM, N, SC>(v, a.k, pk, reinterpret_cast<const uint8_t *>(sh), s.k);
         store_val<FAM, N>(a.roots + (size_t)(s.d + s.k) * N, v);
     }
     lat_stamp(a.timing, LP_F_PK, false); /* thread 0 did T_k: its stamp is the end */
     return true;
+}
+
+/* Bytes [off, off + len) of the signature to the host, a chunk a thread at a time (len and
+ * off multiples of the chunk: lat_finish's chunks). The WOTS+ signature of layer j reads
+ * the chain values its digits pick (msg: the N bytes that layer signs); the rest a.sig. */
+template <int FAM, int N>
+__device__ void lat_copy_out(const lat_args<FAM, N> &a, int off, int len, int j,
+                             const uint8_t *msg)
+{
+    constexpr int LEN = 2 * N + 3;
+    constexpr int CB = N % 16 == 0 ? 16 : 8;
+    using chunk = typename std::conditional<CB == 16, uint4, uint2>::type;
+    const int wots = N + a.s.fors_bytes + j * (LEN + a.s.hp) * N; /* layer j's first byte */
+    chunk *to = reinterpret_cast<chunk *>(a.host_sig);
+    for (int x = threadIdx.x; x < len / CB; x += blockDim.x) {
+        const int o = off + x * CB;
+        const uint8_t *src = a.sig + o;
+        if (msg && o >= wots && o < wots + LEN * N) {
+            const int c = (o - wots) / N;
+            const uint32_t digit = lat_digit<N>(msg, c);
+            src = a.wsave + (((size_t)j * LEN + c) * 16 + digit) * N + (o - wots - c * N);
+        }
+        to[o / CB] = __ldcg(reinterpret_cast<const chunk *>(src));
+    }
+}
+
+/* The spread copy-out: layer j's part of the signature (its WOTS+ signature, then its
+ * authentication path) goes to the host as soon as both what it signs (layer j - 1's root,
+ * or the FORS public key) and its own root are done: every chain value and path node of
+ * the layer is in place then. Of the two blocks that finish those, the second to arrive at
+ * the layer's counter writes it. The flag then waits only for the last layers' few hundred
+ * bytes, not for one block copying the whole signature at the end (lat_finish). */
+template <int FAM, int N>
+__device__ void lat_layer_out(const lat_args<FAM, N> &a, int j, uint32_t *sh)
+{
+    constexpr int LEN = 2 * N + 3, W = N / 4;
+    const lat_shape &s = a.s;
+    if (!lat_arrive(&a.counters[s.d + s.k + 2 + j], 2))
+        return;
+    const uint32_t *m =
+        reinterpret_cast<const uint32_t *>(a.roots + (size_t)(j == 0 ? s.d + s.k : j - 1) * N);
+    if (threadIdx.x < W)
+        sh[threadIdx.x] = __ldcg(m + threadIdx.x);
+    __syncthreads();
+    const int layer = (LEN + s.hp) * N;
+    lat_copy_out<FAM, N>(a, N + s.fors_bytes + j * layer, layer, j,
+                         reinterpret_cast<const uint8_t *>(sh));
+    __syncthreads(); /* sh is read above */
 }
 
 /* The last block: the signature to the host and the flag after it, in one pass. Each chunk
@@ -520,7 +620,10 @@ __global__ void __launch_bounds__(lat_bounds<FAM, N>::threads, lat_bounds<FAM, N
     k_lat_sign(const __grid_constant__ lat_args<FAM, N> a)
 {
     extern __shared__ __align__(16) uint32_t lat_sh[];
-    const int nx = a.s.d << a.s.xg_lg, b = (int)blockIdx.x;
+    const int nx = a.s.d << a.s.xg_lg, nf = a.s.k << a.s.fg_lg;
+    const int b = (SC & LAT_FORS_FIRST) == 0 ? (int)blockIdx.x
+                  : (int)blockIdx.x < nf     ? nx + (int)blockIdx.x
+                                             : (int)blockIdx.x - nf;
     if (a.timing) {
         lat_stamp(a.timing, LP_ENTRY, true);
         if (b == 0 && threadIdx.x == 0)
@@ -532,16 +635,42 @@ __global__ void __launch_bounds__(lat_bounds<FAM, N>::threads, lat_bounds<FAM, N
                                   lat_sh);
     if (!done)
         return;
+    if constexpr ((SC & LAT_SPREAD) != 0) {
+        if (b < nx) {
+            const int j = b >> a.s.xg_lg;
+            lat_layer_out<FAM, N>(a, j, lat_sh);
+            if (j + 1 < a.s.d)
+                lat_layer_out<FAM, N>(a, j + 1, lat_sh);
+        } else {
+            lat_copy_out<FAM, N>(a, 0, N + a.s.fors_bytes, 0, nullptr);
+            lat_layer_out<FAM, N>(a, 0, lat_sh);
+        }
+        /* what this block wrote reaches the host before the flag can */
+        __threadfence_system();
+    }
     /* units: the d layers and the FORS public key */
     lat_stamp(a.timing, LP_UNITS_ARRIVE, true);
-    if (lat_arrive(&a.counters[a.s.d + a.s.k + 1], (uint32_t)a.s.d + 1))
-        lat_finish<FAM, N>(a, lat_sh);
+    if (lat_arrive(&a.counters[a.s.d + a.s.k + 1], (uint32_t)a.s.d + 1)) {
+        if constexpr ((SC & LAT_SPREAD) == 0) {
+            lat_finish<FAM, N>(a, lat_sh);
+            return;
+        }
+        __threadfence_system();
+        __syncthreads();
+        lat_stamp(a.timing, LP_FENCE, false);
+        if (threadIdx.x == 0)
+            *reinterpret_cast<volatile uint32_t *>(a.host_flag) = a.seq;
+        lat_stamp(a.timing, LP_FLAG, true);
+    }
 }
 
 /* HBS_GPU_LAT_SHA: the SHA-256 code form of the SHA-2 kernels (hash.cuh: 0 full, 1 compact,
  * 2 looped, 3 rolled; 4 and 6: full and looped with SHA_IMAD), to compare them on a new GPU;
  * -1 (unset) for each set's default. Read once. */
 int lat_sha_form();
+/* The LAT_* ways the environment asks for (HBS_GPU_LAT_TL2, _SPREAD, _FORS_FIRST = 1), or'ed.
+ * Read once. */
+int lat_ways();
 
 template <int FAM, int N, int SC> static int lat_launch_form(const lat_job &j, cudaStream_t st)
 {
@@ -588,6 +717,28 @@ template <int FAM, int N> static int lat_launch(const lat_job &j, cudaStream_t s
         const bool s_set = j.s.hp >= 8;
         const int def = (N == 24 || (N == 16 && s_set) ? SHA_FULL : SHA_LOOPED) |
                         (s_set ? SHA_IMAD : 0);
+        if constexpr (N == 16) {
+            switch ((form >= 0 ? form : def) | lat_ways()) {
+            case SHA_LOOPED | LAT_TL2:
+                return lat_launch_form<FAM, N, SHA_LOOPED | LAT_TL2>(j, st);
+            case SHA_LOOPED | LAT_SPREAD:
+                return lat_launch_form<FAM, N, SHA_LOOPED | LAT_SPREAD>(j, st);
+            case SHA_LOOPED | LAT_TL2 | LAT_SPREAD:
+                return lat_launch_form<FAM, N, SHA_LOOPED | LAT_TL2 | LAT_SPREAD>(j, st);
+            case SHA_FULL | SHA_IMAD | LAT_TL2:
+                return lat_launch_form<FAM, N, SHA_FULL | SHA_IMAD | LAT_TL2>(j, st);
+            case SHA_FULL | SHA_IMAD | LAT_SPREAD:
+                return lat_launch_form<FAM, N, SHA_FULL | SHA_IMAD | LAT_SPREAD>(j, st);
+            case SHA_FULL | SHA_IMAD | LAT_FORS_FIRST:
+                return lat_launch_form<FAM, N, SHA_FULL | SHA_IMAD | LAT_FORS_FIRST>(j, st);
+            case SHA_FULL | SHA_IMAD | LAT_TL2 | LAT_SPREAD | LAT_FORS_FIRST:
+                return lat_launch_form<FAM, N,
+                                       SHA_FULL | SHA_IMAD | LAT_TL2 | LAT_SPREAD | LAT_FORS_FIRST>(
+                    j, st);
+            default:
+                break; /* any other mix: the form alone */
+            }
+        }
         switch (form >= 0 ? form : def) {
         case SHA_COMPACT:
             return lat_launch_form<FAM, N, SHA_COMPACT>(j, st);

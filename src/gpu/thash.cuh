@@ -284,6 +284,17 @@ __device__ __forceinline__ uint32_t tl_in_word(const uint32_t *in, int m, int k)
     return k < m ? in[k] : (k == m ? 0x80000000u : 0u);
 }
 
+/* Word j >= 5 of the stream ADRSc (22 bytes) || m input words || 0x80 || zeros, as
+ * big-endian words: the input shifted by the 16 bits ADRSc overhangs (a: ADRSc's words). */
+__device__ __forceinline__ uint32_t tl_shifted_word(const uint32_t a[6], const uint32_t *in,
+                                                    int m, int j)
+{
+    const int kk = j - 5;
+    const uint32_t hi = kk == 0 ? a[5] >> 16 : (kk - 1 < m ? bswap32(in[kk - 1]) : 0u);
+    const uint32_t lo = kk < m ? bswap32(in[kk]) : (kk == m ? 0x80000000u : 0u);
+    return hi << 16 | lo >> 16;
+}
+
 template <int FAM, int N, int C = HBS_GPU_SHA256_FORM>
 __device__ void thash_mem(uint32_t out[N / 4], const kregs<FAM, N> &k, const adrs &ad,
                           const uint8_t *inb, int nvals)
@@ -307,15 +318,10 @@ __device__ void thash_mem(uint32_t out[N / 4], const kregs<FAM, N> &k, const adr
                 for (int i = 0; i < 16; i++) {
                     int j = b * 16 + i;
                     uint32_t v;
-                    if (i < 5 && b == 0) {
+                    if (i < 5 && b == 0)
                         v = a[i < 5 ? i : 0]; /* i is a constant here: a stays in registers */
-                    } else {
-                        int kk = j - 5;
-                        uint32_t hi = kk == 0 ? a[5] >> 16
-                                              : (kk - 1 < m ? bswap32(in[kk - 1]) : 0u);
-                        uint32_t lo = kk < m ? bswap32(in[kk]) : (kk == m ? 0x80000000u : 0u);
-                        v = hi << 16 | lo >> 16;
-                    }
+                    else
+                        v = tl_shifted_word(a, in, m, j);
                     w[i] = v;
                 }
                 if (b == nb - 1)
@@ -338,15 +344,10 @@ __device__ void thash_mem(uint32_t out[N / 4], const kregs<FAM, N> &k, const adr
                 for (int i = 0; i < 32; i++) {
                     int j = b * 32 + i;
                     uint32_t v;
-                    if (i < 5 && b == 0) {
+                    if (i < 5 && b == 0)
                         v = a[i < 5 ? i : 0];
-                    } else {
-                        int kk = j - 5;
-                        uint32_t hi = kk == 0 ? a[5] >> 16
-                                              : (kk - 1 < m ? bswap32(in[kk - 1]) : 0u);
-                        uint32_t lo = kk < m ? bswap32(in[kk]) : (kk == m ? 0x80000000u : 0u);
-                        v = hi << 16 | lo >> 16;
-                    }
+                    else
+                        v = tl_shifted_word(a, in, m, j);
                     if (i & 1)
                         w[i >> 1] |= v;
                     else
@@ -412,12 +413,7 @@ __device__ void thash_mem(uint32_t out[N / 4], const kregs<FAM, N> &k, const adr
 template <int M>
 __device__ __forceinline__ uint32_t tl_n16_word(const uint32_t a[6], const uint32_t *in, int j)
 {
-    if (j < 5)
-        return a[j < 5 ? j : 0];
-    const int kk = j - 5;
-    const uint32_t hi = kk == 0 ? a[5] >> 16 : (kk - 1 < M ? bswap32(in[kk - 1]) : 0u);
-    const uint32_t lo = kk < M ? bswap32(in[kk]) : (kk == M ? 0x80000000u : 0u);
-    return hi << 16 | lo >> 16;
+    return j < 5 ? a[j < 5 ? j : 0] : tl_shifted_word(a, in, M, j);
 }
 
 template <int LEN, int C = HBS_GPU_SHA256_FORM>
@@ -454,6 +450,50 @@ __device__ __forceinline__ void tlen_sha256_n16(uint32_t out[4], const uint32_t 
             w[15] = (uint32_t)(64 + TOTAL) * 8;
         sha256_compress<C>(st, w);
     }
+#pragma unroll
+    for (int i = 0; i < 4; i++)
+        out[i] = st[i];
+}
+
+/* ---- T_l at n = 16 in two passes, for a block that holds all of a stream's values at
+ * once (the one-signature kernel's T_len and T_k): the schedules of the stream's blocks side
+ * by side, a thread each (tl16_schedule), then one thread runs the rounds alone, block after
+ * block (tl16_rounds). The stream is the one of tlen_sha256_n16, of m input words. ---- */
+
+/* 64-byte blocks of the stream after the PK.seed midstate: ADRSc, the input, 0x80, length */
+__host__ __device__ constexpr int tl16_blocks(int m) { return (22 + 4 * m + 9 + 63) / 64; }
+
+/* Block b's schedule with the round constants (sha256_schedule_wk) to wk. */
+__device__ __forceinline__ void tl16_schedule(uint32_t *wk, const adrs &ad, const uint32_t *in,
+                                              int m, int b)
+{
+    uint32_t a[6], w[16];
+    adrsc_words(a, ad);
+#pragma unroll
+    for (int i = 0; i < 16; i++) {
+        if (i < 5 && b == 0)
+            w[i] = a[i < 5 ? i : 0]; /* i is a constant here: a stays in registers */
+        else
+            w[i] = tl_shifted_word(a, in, m, 16 * b + i);
+    }
+    if (b == tl16_blocks(m) - 1)
+        w[15] = (uint32_t)(64 + 22 + 4 * m) * 8;
+    sha256_schedule_wk(wk, w);
+}
+
+/* out = T_l of the stream whose nb schedules lie at wk, wk + 64, ... (16-byte aligned). C:
+ * the compression's form (sha256_compress_wk). */
+template <int C>
+__device__ __forceinline__ void tl16_rounds(uint32_t out[4], const uint32_t s256[8],
+                                            const uint32_t *wk, int nb)
+{
+    uint32_t st[8];
+#pragma unroll
+    for (int i = 0; i < 8; i++)
+        st[i] = s256[i];
+#pragma unroll 1
+    for (int b = 0; b < nb; b++)
+        sha256_compress_wk<C>(st, wk + 64 * b);
 #pragma unroll
     for (int i = 0; i < 4; i++)
         out[i] = st[i];

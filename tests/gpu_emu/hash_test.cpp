@@ -165,6 +165,37 @@ template <int C> static void check_tlen()
     }
 }
 
+/* The two-pass T_l (tl16_schedule, then tl16_rounds): T_len over a WOTS+ public key and
+ * T_k over the FORS roots of every n = 16 set (k = 14, 33) and lengths around the block
+ * edges, in the forms the one-signature kernel runs them. */
+template <int C> static void check_tl16()
+{
+    constexpr int N = 16;
+    const int counts[] = {35, 14, 33, 1, 2, 3, 10, 11, 12, 13, 27, 28, 29};
+    for (int vals : counts) {
+        for (int trial = 0; trial < 4; trial++) {
+            uint8_t seed[N], in8[35 * N + 16], md[N];
+            rnd_bytes(seed, N);
+            rnd_bytes(in8, (size_t)vals * N);
+            uint32_t s256[8];
+            slh_midstate(s256, seed, N);
+            const adrs ad = {rnd32() & 0xff, (uint64_t)rnd32() << 32 | rnd32(),
+                             vals == 35 ? A_WOTS_PK : A_FORS_ROOTS, rnd32(), 0, 0};
+            slh_sha256_ref(md, N, seed, ad, in8, (size_t)vals * N);
+            uint32_t in[(35 * N + 16) / 4], out[4];
+            memcpy(in, in8, (size_t)vals * N);
+            const int m = vals * N / 4, nb = tl16_blocks(m);
+            alignas(16) uint32_t wk[16 * 64];
+            for (int b = nb - 1; b >= 0; b--) /* any order: the blocks are independent */
+                tl16_schedule(wk + 64 * b, ad, in, m, b);
+            tl16_rounds<C>(out, s256, wk, nb);
+            uint8_t got[N];
+            to_bytes(got, out, 4);
+            EXPECT(memcmp(got, md, N) == 0);
+        }
+    }
+}
+
 /* ---- XMSS F and H (RFC 8391, SHA2_256 with n = 32) ---- */
 
 static void xmss_prf_ref(uint8_t out[32], const uint8_t seed[32], const uint32_t a[8])
@@ -271,8 +302,13 @@ int main()
     check_tlen<SHA_ROLLED>();
     check_tlen<SHA_FULL | SHA_IMAD>();
     check_tlen<SHA_COMPACT | SHA_IMAD>();
+    check_tl16<SHA_FULL>();
+    check_tl16<SHA_LOOPED>();
+    check_tl16<SHA_FULL | SHA_IMAD>();
+    check_tl16<SHA_LOOPED | SHA_IMAD>();
     check_x256();
-    printf("hash_test: %d checks, %d failed (SLH-DSA F chains n = 16/24/32 and T_len n = 16, "
+    printf("hash_test: %d checks, %d failed (SLH-DSA F chains n = 16/24/32, T_len n = 16 in one "
+           "and two passes, T_k n = 16 in two, "
            "XMSS F chains and H, against SHA-256 of the whole message)\n",
            checks, failures);
     return failures ? 1 : 0;

@@ -28,6 +28,14 @@ struct emu_dim {
 static thread_local emu_dim blockIdx __attribute__((unused)) = {0, 0, 0};
 static const emu_dim threadIdx = {0, 0, 0}, blockDim = {1, 1, 1};
 
+struct uint4 {
+    uint32_t x, y, z, w;
+};
+static inline uint4 make_uint4(uint32_t x, uint32_t y, uint32_t z, uint32_t w)
+{
+    return uint4{x, y, z, w};
+}
+
 /* hi:lo shifted right by s & 31, low 32 bits */
 static inline uint32_t __funnelshift_r(uint32_t lo, uint32_t hi, uint32_t s)
 {
