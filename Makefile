@@ -41,6 +41,7 @@ check-sanitize: interop-deps
 	@cmake --build build-sanitize -j $(JOBS)
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  HBS_BIN=$(CURDIR)/build-sanitize/hbs build-sanitize/hbs_tests
+	@scripts/gpu-emulate-latency.sh --tsan
 
 fuzz:
 	@scripts/deps.sh fuzz

@@ -18,9 +18,9 @@
 # the tests run again on three emulated GPUs (HBS_EMU_DEVICES=3) with every batch and key
 # generation spread over them however small (HBS_GPU_SPLIT_MIN=1). The command-line tool is
 # linked the same way for cli/stateful_many (hbs sign|verify --gpu with a stateful key).
-# tests/gpu_emu/latency_test.cpp runs the one-signature kernel (src/gpu/latency.cuh) with a
-# host thread for each GPU thread (tests/gpu_emu/shim_threads.h) against the CPU's signatures,
-# in every set and in each way of the kernel not yet measured on a GPU.
+# scripts/gpu-emulate-latency.sh runs the one-signature kernel (src/gpu/latency.cuh) with a
+# host thread for each GPU thread against the CPU's signatures, in every set and in each way
+# of the kernel not yet measured on a GPU.
 # Environment: BUILD (default build-emu), HBS_VECTORS.
 set -eu
 cd "$(dirname "$0")/.."
@@ -97,38 +97,8 @@ echo "== device hashes (SLH-DSA F chains, XMSS F and H) against SHA-256 of the w
 $CXX $flags -include tests/gpu_emu/shim.h tests/gpu_emu/hash_test.cpp "$emu/libhbs.a" \
     -o "$emu/hash_test" -lpthread
 "$emu/hash_test" || status=1
-# the one-signature kernel (src/gpu/latency*.cu) with a host thread for every GPU thread
-# (shim_threads.h): its dynamic shared memory a static array, its launch a loop over blocks
-echo "== the one-signature kernel, emulated, against the CPU =="
-mkdir -p "$emu/lat/gpu"
-perl -0pe 's/#include <cuda_runtime.h>\n//;
-    s/extern __shared__ __align__\(16\) uint32_t lat_sh\[\];/alignas(16) static uint32_t lat_sh[16384];/;
-    s/(\w+(?:<[^<>]*>)?)<<<([^,]+),\s*([^,>]+)[^;]*?>>>\(([^;]*)\);/emu_launch($2, $3, [&] { $1($4); });/g' \
-    src/gpu/latency.cuh >"$emu/lat/gpu/latency.cuh"
-grep -q 'emu_launch' "$emu/lat/gpu/latency.cuh" && grep -q 'static uint32_t lat_sh' "$emu/lat/gpu/latency.cuh" ||
-    { echo "gpu-emulate: latency.cuh not rewritten"; exit 2; }
-lat_objs=
-for f in latency latency_sha2_16 latency_sha2_24 latency_sha2_32 latency_shake_16 \
-    latency_shake_24 latency_shake_32; do
-    perl -0pe 's/#include <cuda_runtime.h>\n//' "src/gpu/$f.cu" >"$emu/lat/$f.cpp"
-    # shellcheck disable=SC2086
-    $CXX $flags -O2 -include tests/gpu_emu/shim_threads.h -include tests/gpu_emu/latency_rt.h \
-        -c "$emu/lat/$f.cpp" -o "$emu/lat/$f.o" &
-    lat_objs="$lat_objs $emu/lat/$f.o"
-done
-# shellcheck disable=SC2086
-$CXX $flags -include tests/gpu_emu/shim_threads.h -include tests/gpu_emu/latency_rt.h \
-    -c tests/gpu_emu/latency_test.cpp -o "$emu/lat/latency_test.o"
-wait
-# shellcheck disable=SC2086
-$CXX -o "$emu/latency_test" "$emu/lat/latency_test.o" $lat_objs "$BUILD/libhbs.a" -lpthread -lm
-"$emu/latency_test" || status=1
-echo "== the one-signature kernel, emulated, in the ways still to be measured (src/gpu/latency.cuh: LAT_*) =="
-HBS_GPU_LAT_TL2=1 HBS_GPU_LAT_SPREAD=1 HBS_GPU_LAT_FORS_FIRST=1 \
-    "$emu/latency_test" SLH-DSA-SHA2-128f SLH-DSA-SHA2-128s || status=1
-for way in TL2 SPREAD; do
-    env "HBS_GPU_LAT_$way=1" "$emu/latency_test" SLH-DSA-SHA2-128f || status=1
-done
+# the one-signature kernel, a host thread for every GPU thread
+BUILD=$BUILD scripts/gpu-emulate-latency.sh || status=1
 # three GPUs, every batch and key generation spread however small (src/gpu/spread.h)
 echo "== three emulated GPUs: the parts, and batches and keys spread over them =="
 # shellcheck disable=SC2086

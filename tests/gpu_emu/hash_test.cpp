@@ -7,6 +7,7 @@
  *     thash;
  *   - tlen_sha256_n16 (gpu/thash.cuh): T_len over a WOTS+ public key at n = 16, the
  *     one-signature kernel's, in every form, against SHA-256 of PK.seed || pad || ADRSc || pk;
+ *     and tl16_schedule + tl16_rounds, its two-pass way, for T_len and T_k;
  *   - x256_chain and x256_h (gpu/stateful_device.cuh): XMSS's F along a chain and H, from
  *     the PRF midstate, against RFC 8391's PRF, F and H spelled out byte by byte. */
 #include "gpu/thash.cuh"
@@ -14,6 +15,8 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+
+#include "emu_rand.h"
 
 extern "C" {
 #include "hash/hash.h"
@@ -44,19 +47,6 @@ static int failures = 0, checks = 0;
             fprintf(stderr, "hash_test:%d: %s\n", __LINE__, #c);                         \
     } while (0)
 
-static uint64_t rng = 0x9e3779b97f4a7c15ull;
-static uint32_t rnd32()
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return (uint32_t)(rng >> 16);
-}
-static void rnd_bytes(uint8_t *p, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        p[i] = (uint8_t)rnd32();
-}
 
 static void put32(uint8_t *p, uint32_t v)
 {

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "emu_rand.h"
 #include "gpu/gpu_internal.h"
 #include "hbs/slhdsa.h"
 
@@ -22,19 +23,6 @@ int latency_sign(device_ctx *d, const hbs_slhdsa_params *p, uint8_t *sig, const 
 void latency_release(int ordinal);
 } // namespace hbs_gpu
 
-static uint64_t rng = 0x9e3779b97f4a7c15ull;
-static uint32_t rnd32()
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return (uint32_t)(rng >> 16);
-}
-static void rnd_bytes(uint8_t *p, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        p[i] = (uint8_t)rnd32();
-}
 
 int main(int argc, char **argv)
 {

@@ -6,57 +6,24 @@
  * this runs only count arrivals, and the last to arrive goes on. */
 #pragma once
 #include <pthread.h>
-#include <stdint.h>
-#include <string.h>
 
 #include <thread>
 #include <type_traits>
 #include <vector>
 
-#define __device__
-#define __global__
-#define __host__
-#define __constant__
-#define __forceinline__ inline
-#define __noinline__ __attribute__((noinline))
-#define __launch_bounds__(...)
+#include "shim_common.h"
+
 #define __grid_constant__
 /* one block runs at a time: its threads share one static copy */
 #define __shared__ static
 #define __align__(n) alignas(n)
 
-struct emu_dim {
-    unsigned x, y, z;
-};
 static thread_local emu_dim threadIdx __attribute__((unused)) = {0, 0, 0};
 static emu_dim blockIdx __attribute__((unused)) = {0, 0, 0},
                blockDim __attribute__((unused)) = {1, 1, 1};
 static pthread_barrier_t emu_barrier;
 #define __syncthreads() ((void)pthread_barrier_wait(&emu_barrier))
 
-struct uint2 {
-    uint32_t x, y;
-};
-struct uint4 {
-    uint32_t x, y, z, w;
-};
-static inline uint4 make_uint4(uint32_t x, uint32_t y, uint32_t z, uint32_t w)
-{
-    return uint4{x, y, z, w};
-}
-
-static inline uint32_t __funnelshift_r(uint32_t lo, uint32_t hi, uint32_t s)
-{
-    return (uint32_t)((((uint64_t)hi << 32) | lo) >> (s & 31));
-}
-static inline uint32_t __byte_perm(uint32_t x, uint32_t y, uint32_t s)
-{
-    const uint64_t v = ((uint64_t)y << 32) | x;
-    uint32_t r = 0;
-    for (int i = 0; i < 4; i++)
-        r |= (uint32_t)((v >> (8 * ((s >> (4 * i)) & 7))) & 0xff) << (8 * i);
-    return r;
-}
 static inline int __popc(uint32_t v) { return __builtin_popcount(v); }
 
 /* the threads of a block run at once: atomics are real ones */

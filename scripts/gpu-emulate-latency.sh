@@ -1,0 +1,72 @@
+#!/bin/sh
+# The one-signature GPU path (src/gpu/latency.cu and the kernel of src/gpu/latency.cuh) on
+# the CPU, against the CPU's signatures (tests/gpu_emu/latency_test.cpp): the .cu files
+# compiled as C++ with tests/gpu_emu/shim_threads.h, a host thread for every GPU thread and
+# __syncthreads a barrier among them, the kernel's dynamic shared memory a static array and
+# its launch a loop over its blocks. Every set in the default kernel, then SHA2-128f and
+# SHA2-128s in the ways not yet measured on a GPU (LAT_*: HBS_GPU_LAT_TL2, _SPREAD,
+# _FORS_FIRST). scripts/gpu-emulate.sh (make check) runs it.
+#   scripts/gpu-emulate-latency.sh [--tsan]
+# --tsan: built with ThreadSanitizer, SHA2-128f in the default kernel and in all its ways:
+# a race between the threads of a block (a missing barrier) is reported and fails the run
+# (make check-sanitize). Environment: BUILD, a build without CUDA whose libhbs.a it links
+# (default build-emu, configured and built if missing).
+set -eu
+cd "$(dirname "$0")/.."
+BUILD=${BUILD:-build-emu}
+CXX=${CXX:-g++}
+tsan=
+[ "${1:-}" = --tsan ] && tsan=1
+if [ ! -f "$BUILD/libhbs.a" ]; then
+    cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DHBS_NO_CUDA=ON >/dev/null
+    cmake --build "$BUILD" -j "$(nproc 2>/dev/null || echo 2)" --target hbs >/dev/null
+fi
+out=$BUILD/gpu-emu/lat${tsan:+-tsan}
+mkdir -p "$out/gpu"
+flags="-std=c++17 -Itests/gpu_emu -Isrc -Iinclude -include tests/gpu_emu/shim_threads.h
+    -include tests/gpu_emu/latency_rt.h"
+if [ -n "$tsan" ]; then
+    flags="$flags -O1 -g -fsanitize=thread -Wno-tsan"
+else
+    flags="$flags -O2"
+fi
+perl -0pe 's/#include <cuda_runtime.h>\n//;
+    s/extern __shared__ __align__\(16\) uint32_t lat_sh\[\];/alignas(16) static uint32_t lat_sh[16384];/;
+    s/(\w+(?:<[^<>]*>)?)<<<([^,]+),\s*([^,>]+)[^;]*?>>>\(([^;]*)\);/emu_launch($2, $3, [&] { $1($4); });/g' \
+    src/gpu/latency.cuh >"$out/gpu/latency.cuh"
+grep -q 'emu_launch' "$out/gpu/latency.cuh" && grep -q 'static uint32_t lat_sh' "$out/gpu/latency.cuh" ||
+    { echo "gpu-emulate-latency: latency.cuh not rewritten"; exit 2; }
+objs=
+for f in latency latency_sha2_16 latency_sha2_24 latency_sha2_32 latency_shake_16 \
+    latency_shake_24 latency_shake_32; do
+    # (the .cu file beside the rewritten latency.cuh, so that its #include finds that one)
+    perl -0pe 's/#include <cuda_runtime.h>\n//' "src/gpu/$f.cu" >"$out/$f.cpp"
+    # shellcheck disable=SC2086
+    $CXX $flags -c "$out/$f.cpp" -o "$out/$f.o" &
+    objs="$objs $out/$f.o"
+done
+# shellcheck disable=SC2086
+$CXX $flags -c tests/gpu_emu/latency_test.cpp -o "$out/latency_test.o"
+wait
+# shellcheck disable=SC2086
+$CXX ${tsan:+-fsanitize=thread} -o "$out/latency_test" "$out/latency_test.o" $objs \
+    "$BUILD/libhbs.a" -lpthread -lm
+status=0
+all_ways="HBS_GPU_LAT_TL2=1 HBS_GPU_LAT_SPREAD=1 HBS_GPU_LAT_FORS_FIRST=1"
+if [ -n "$tsan" ]; then
+    echo "== the one-signature kernel, emulated under ThreadSanitizer: SHA2-128f, default and all ways =="
+    export TSAN_OPTIONS="halt_on_error=1 exitcode=66"
+    "$out/latency_test" SLH-DSA-SHA2-128f || status=1
+    # shellcheck disable=SC2086
+    env $all_ways "$out/latency_test" SLH-DSA-SHA2-128f || status=1
+    exit $status
+fi
+echo "== the one-signature kernel, emulated, against the CPU =="
+"$out/latency_test" || status=1
+echo "== the one-signature kernel, emulated, in the ways not yet measured on a GPU (LAT_*) =="
+# shellcheck disable=SC2086
+env $all_ways "$out/latency_test" SLH-DSA-SHA2-128f SLH-DSA-SHA2-128s || status=1
+for way in TL2 SPREAD; do
+    env "HBS_GPU_LAT_$way=1" "$out/latency_test" SLH-DSA-SHA2-128f || status=1
+done
+exit $status
