@@ -178,8 +178,8 @@ static void plan_for(const hbs_slhdsa_params *p, int sms, lat_plan *pl)
     pl->threads = threads;
     pl->blocks = (d << pl->s.xg_lg) + (k << pl->s.fg_lg);
     /* the two-pass T_len and T_k (LAT_TL2, SHA-2 at n = 16): their schedules after the heap
-     * and after the FORS roots; counted whether or not the kernel takes that path */
-    const bool tl2 = p->family == SLHDSA_FAMILY_SHA2 && n == 16;
+     * and after the FORS roots (only when asked for: the default launch stays as measured) */
+    const bool tl2 = p->family == SLHDSA_FAMILY_SHA2 && n == 16 && (lat_ways() & LAT_TL2);
     const int tl2_x = tl2 ? (lat_tl2_words(len) << lpb) * 4 : 0;
     const int tl2_k = tl2 ? 16 + tl16_blocks(k * n / 4) * 256 : 0;
     pl->smem = std::max({(len << lpb) * n + (2 * n << lpb) + tl2_x, 2 * n << pl->s.xg_lg,
