@@ -2,8 +2,8 @@
 # The one-signature GPU path (src/gpu/latency.cu and the kernel of src/gpu/latency.cuh) on
 # the CPU, against the CPU's signatures (tests/gpu_emu/latency_test.cpp): the .cu files
 # compiled as C++ with tests/gpu_emu/shim_threads.h, a host thread for every GPU thread and
-# __syncthreads a barrier among them, the kernel's dynamic shared memory a static array and
-# its launch a loop over its blocks. Every set in the default kernel, then SHA2-128f and
+# __syncthreads a barrier among them, the kernel's dynamic shared memory exactly the launch's
+# bytes (filled with garbage, guarded behind) and its launch a loop over its blocks. Every set in the default kernel, then SHA2-128f and
 # SHA2-128s in the ways not yet measured on a GPU (LAT_*: HBS_GPU_LAT_TL2, _SPREAD,
 # _FORS_FIRST). scripts/gpu-emulate.sh (make check) runs it.
 #   scripts/gpu-emulate-latency.sh [--tsan]
@@ -31,10 +31,10 @@ else
     flags="$flags -O2"
 fi
 perl -0pe 's/#include <cuda_runtime.h>\n//;
-    s/extern __shared__ __align__\(16\) uint32_t lat_sh\[\];/alignas(16) static uint32_t lat_sh[16384];/;
-    s/(\w+(?:<[^<>]*>)?)<<<([^,]+),\s*([^,>]+)[^;]*?>>>\(([^;]*)\);/emu_launch($2, $3, [&] { $1($4); });/g' \
+    s/extern __shared__ __align__\(16\) uint32_t lat_sh\[\];/uint32_t *const lat_sh = static_cast<uint32_t *>(emu_dyn_smem);/;
+    s/(\w+(?:<[^<>]*>)?)<<<([^,]+),\s*([^,>]+),\s*([^,>]+)[^;]*?>>>\(([^;]*)\);/emu_launch($2, $3, $4, [&] { $1($5); });/g' \
     src/gpu/latency.cuh >"$out/gpu/latency.cuh"
-grep -q 'emu_launch' "$out/gpu/latency.cuh" && grep -q 'static uint32_t lat_sh' "$out/gpu/latency.cuh" ||
+grep -q 'emu_launch' "$out/gpu/latency.cuh" && grep -q 'lat_sh = static_cast' "$out/gpu/latency.cuh" ||
     { echo "gpu-emulate-latency: latency.cuh not rewritten"; exit 2; }
 objs=
 for f in latency latency_sha2_16 latency_sha2_24 latency_sha2_32 latency_shake_16 \

@@ -6,6 +6,8 @@
  * this runs only count arrivals, and the last to arrive goes on. */
 #pragma once
 #include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 #include <thread>
 #include <type_traits>
@@ -60,12 +62,24 @@ static inline void __threadfence_system() { __atomic_thread_fence(__ATOMIC_SEQ_C
 static inline long long clock64() { return 0; }
 template <class T> static inline T __ldcg(const T *p) { return *p; }
 
-/* kernel<<<grid, block, smem, stream>>>(args), as scripts/gpu-emulate.sh rewrites it */
-template <class F> static void emu_launch(unsigned grid, unsigned block, F body)
+/* The block's dynamic shared memory (extern __shared__, which the emulation's rewrite of the
+ * kernel points here): exactly the launch's bytes, filled with 0xee as a block finds it, so
+ * that a read of what the block never wrote gives a wrong signature; the 64 bytes behind
+ * it are checked after each block, so that a write past the launch's size stops the run. */
+static void *emu_dyn_smem;
+enum { EMU_SMEM_GUARD = 64 };
+
+/* kernel<<<grid, block, smem, stream>>>(args), as scripts/gpu-emulate-latency.sh rewrites it */
+template <class F> static void emu_launch(unsigned grid, unsigned block, size_t smem, F body)
 {
     blockDim = {block, 1, 1};
+    unsigned char *sm = static_cast<unsigned char *>(malloc(smem + EMU_SMEM_GUARD));
+    if (!sm)
+        abort();
+    emu_dyn_smem = sm;
     for (unsigned b = 0; b < grid; b++) {
         blockIdx = {b, 0, 0};
+        memset(sm, 0xee, smem + EMU_SMEM_GUARD);
         pthread_barrier_init(&emu_barrier, nullptr, block);
         std::vector<std::thread> th;
         th.reserve(block);
@@ -77,5 +91,12 @@ template <class F> static void emu_launch(unsigned grid, unsigned block, F body)
         for (std::thread &x : th)
             x.join();
         pthread_barrier_destroy(&emu_barrier);
+        for (size_t i = smem; i < smem + EMU_SMEM_GUARD; i++)
+            if (sm[i] != 0xee) {
+                fprintf(stderr, "emu_launch: block %u wrote past its %zu bytes of shared memory\n",
+                        b, smem);
+                abort();
+            }
     }
+    free(sm);
 }
