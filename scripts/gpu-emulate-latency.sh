@@ -5,7 +5,7 @@
 # __syncthreads a barrier among them, the kernel's dynamic shared memory exactly the launch's
 # bytes (filled with garbage, guarded behind) and its launch a loop over its blocks. Every set in the default kernel, then SHA2-128f and
 # SHA2-128s in the ways not yet measured on a GPU (LAT_*: HBS_GPU_LAT_TL2, _SPREAD,
-# _FORS_FIRST). scripts/gpu-emulate.sh (make check) runs it.
+# _FORS_FIRST; and HBS_GPU_LAT_ONE_PER_SM, a launch with a block to an SM). scripts/gpu-emulate.sh (make check) runs it.
 #   scripts/gpu-emulate-latency.sh [--tsan]
 # --tsan: built with ThreadSanitizer, SHA2-128f in the default kernel and in all its ways:
 # a race between the threads of a block (a missing barrier) is reported and fails the run
@@ -52,7 +52,7 @@ wait
 $CXX ${tsan:+-fsanitize=thread} -o "$out/latency_test" "$out/latency_test.o" $objs \
     "$BUILD/libhbs.a" -lpthread -lm
 status=0
-all_ways="HBS_GPU_LAT_TL2=1 HBS_GPU_LAT_SPREAD=1 HBS_GPU_LAT_FORS_FIRST=1"
+all_ways="HBS_GPU_LAT_TL2=1 HBS_GPU_LAT_SPREAD=1 HBS_GPU_LAT_FORS_FIRST=1 HBS_GPU_LAT_ONE_PER_SM=1"
 if [ -n "$tsan" ]; then
     echo "== the one-signature kernel, emulated under ThreadSanitizer: SHA2-128f, default and all ways =="
     export TSAN_OPTIONS="halt_on_error=1 exitcode=66"
@@ -66,7 +66,8 @@ echo "== the one-signature kernel, emulated, against the CPU =="
 echo "== the one-signature kernel, emulated, in the ways not yet measured on a GPU (LAT_*) =="
 # shellcheck disable=SC2086
 env $all_ways "$out/latency_test" SLH-DSA-SHA2-128f SLH-DSA-SHA2-128s || status=1
-for way in TL2 SPREAD; do
+for way in TL2 SPREAD ONE_PER_SM; do
     env "HBS_GPU_LAT_$way=1" "$out/latency_test" SLH-DSA-SHA2-128f || status=1
 done
+HBS_GPU_LAT_ONE_PER_SM=1 "$out/latency_test" SLH-DSA-SHAKE-128f || status=1
 exit $status

@@ -1,6 +1,7 @@
 #!/bin/sh
 # The one-signature kernel's ways still to be measured (src/gpu/latency.cuh, LAT_*: T_len and
-# T_k in two passes, the spread copy-out, the FORS blocks first), on a GPU machine: the
+# T_k in two passes, the spread copy-out, the FORS blocks first; src/gpu/latency.cu: a block
+# to an SM, HBS_GPU_LAT_ONE_PER_SM), on a GPU machine: the
 # one-signature tests in each way, then SHA2-128f and SHA2-128s in each way against the
 # default kernel, alternating, two rounds, and the timing line of the default and of all
 # ways together. The default kernels compile to the same SASS as before these ways existed
@@ -19,7 +20,8 @@ log=${OUT:-/tmp}/latency-ways.txt
             cmake --build "$B" -j "$(nproc)" --target hbs_cli hbs_tests >"$B.log" 2>&1 ||
             { tail -n 30 "$B.log"; exit 2; }
     fi
-    ways="default TL2 SPREAD TL2,SPREAD FORS_FIRST TL2,SPREAD,FORS_FIRST"
+    ways="default TL2 SPREAD ONE_PER_SM TL2,SPREAD TL2,SPREAD,ONE_PER_SM FORS_FIRST
+        TL2,SPREAD,FORS_FIRST"
     envs_of() { # "TL2,SPREAD" -> "HBS_GPU_LAT_TL2=1 HBS_GPU_LAT_SPREAD=1"
         [ "$1" = default ] && return
         echo "$1" | tr ',' '\n' | sed 's/^/HBS_GPU_LAT_/; s/$/=1/' | tr '\n' ' '
@@ -33,7 +35,8 @@ log=${OUT:-/tmp}/latency-ways.txt
     for round in 1 2; do
         for w in $ways; do
             case $w in
-            FORS_FIRST | *FORS_FIRST*) sets="-a SLH-DSA-SHA2-128s" ;; # (an 's'-set way)
+            *FORS_FIRST*) sets="-a SLH-DSA-SHA2-128s" ;; # (an 's'-set way)
+            *ONE_PER_SM*) sets="-a SLH-DSA-SHA2-128f -a SLH-DSA-SHAKE-128f" ;; # (blocks <= SMs)
             *) sets="-a SLH-DSA-SHA2-128f -a SLH-DSA-SHA2-128s" ;;
             esac
             echo "== round $round: $w"
@@ -42,7 +45,7 @@ log=${OUT:-/tmp}/latency-ways.txt
                 --iterations 60 | grep ' latency '
         done
     done
-    for w in default TL2,SPREAD,FORS_FIRST; do
+    for w in default TL2,SPREAD,FORS_FIRST ONE_PER_SM TL2,SPREAD,ONE_PER_SM; do
         for s in SLH-DSA-SHA2-128f SLH-DSA-SHA2-128s; do
             echo "== timing: $w, $s"
             # shellcheck disable=SC2046

@@ -34,6 +34,7 @@ struct lat_state {
     bool dirty = false; /* a launch failed: the counters may be mid-count */
     lat_timing *timing = nullptr; /* device memory, only with HBS_GPU_LATENCY_TIMING */
     int sms = 0, clock_khz = 0;   /* SMs: the cut of the trees (and the timing line) */
+    int sm_smem = 0;              /* shared memory of an SM (HBS_GPU_LAT_ONE_PER_SM) */
 };
 
 /* The device scratch starts with LAT_COUNTERS bytes of arrival counters (latency.cuh:
@@ -116,6 +117,17 @@ int lat_ways()
                             (env_lg("HBS_GPU_LAT_SPREAD") > 0 ? LAT_SPREAD : 0) |
                             (env_lg("HBS_GPU_LAT_FORS_FIRST") > 0 ? LAT_FORS_FIRST : 0);
     return ways;
+}
+
+/* HBS_GPU_LAT_ONE_PER_SM=1: where a signature's blocks fit the SMs (the 'f' sets), each asks
+ * for more than half an SM's shared memory, so that no two share an SM and every warp has a
+ * scheduler to itself (the GPU may otherwise place two blocks on one SM, whose warps then
+ * share schedulers while other SMs idle). Only the launch changes, not the kernel. Off until
+ * measured. Read once. */
+static bool lat_one_per_sm()
+{
+    static const bool on = env_lg("HBS_GPU_LAT_ONE_PER_SM") > 0;
+    return on;
 }
 
 static const lat_kernel &kernel_for(const hbs_slhdsa_params *p)
@@ -475,6 +487,13 @@ int latency_sign(device_ctx *d, const hbs_slhdsa_params *p, uint8_t *sig, const 
     j.blocks = pl.blocks;
     j.threads = pl.threads;
     j.smem = pl.smem;
+    if (lat_one_per_sm() && pl.blocks <= st->sms) {
+        if (!st->sm_smem)
+            HBS_CUDA(cudaDeviceGetAttribute(&st->sm_smem,
+                                            cudaDevAttrMaxSharedMemoryPerMultiprocessor,
+                                            d->ordinal));
+        j.smem = std::max(j.smem, st->sm_smem / 2 + 1);
+    }
     j.counters = reinterpret_cast<uint32_t *>(st->dev);
     j.sig = st->dev + pl.o_sig;
     j.wsave = st->dev + pl.o_wsave;

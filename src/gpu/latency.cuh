@@ -694,6 +694,14 @@ template <int FAM, int N, int SC> static int lat_launch_form(const lat_job &j, c
     a.host_flag = j.host_flag;
     a.timing = j.timing;
     a.host_start = j.host_start;
+    if (j.smem > 48 * 1024) { /* (HBS_GPU_LAT_ONE_PER_SM: above the default limit) */
+        const cudaError_t e = cudaFuncSetAttribute(
+            k_lat_sign<FAM, N, SC>, cudaFuncAttributeMaxDynamicSharedMemorySize, j.smem);
+        if (e != cudaSuccess) {
+            hbs_memzero(&a, sizeof a);
+            return gpu_fail(__FILE__, __LINE__, "cudaFuncSetAttribute", e);
+        }
+    }
     k_lat_sign<FAM, N, SC><<<(unsigned)j.blocks, (unsigned)j.threads, (size_t)j.smem, st>>>(a);
     const cudaError_t e = cudaGetLastError();
     hbs_memzero(&a, sizeof a);

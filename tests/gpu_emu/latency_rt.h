@@ -8,7 +8,10 @@
 
 enum { cudaStreamNonBlocking = 1, cudaHostAllocMapped = 2, cudaErrorNotReady = 600,
        cudaErrorLaunchFailure = 719 };
-enum cudaDeviceAttr { cudaDevAttrMultiProcessorCount = 16, cudaDevAttrClockRate = 13 };
+enum cudaDeviceAttr { cudaDevAttrMultiProcessorCount = 16, cudaDevAttrClockRate = 13,
+                      cudaDevAttrMaxSharedMemoryPerMultiprocessor = 81 };
+enum cudaFuncAttribute { cudaFuncAttributeMaxDynamicSharedMemorySize = 8 };
+template <class K> static inline int cudaFuncSetAttribute(K, cudaFuncAttribute, int) { return 0; }
 static inline int cudaStreamCreateWithFlags(cudaStream_t *s, unsigned)
 {
     static int one;
@@ -49,7 +52,9 @@ static inline int cudaMemcpy(void *d, const void *s, size_t n, int)
 }
 static inline int cudaDeviceGetAttribute(int *v, cudaDeviceAttr a, int)
 {
-    *v = a == cudaDevAttrMultiProcessorCount ? 132 : 1980000;
+    *v = a == cudaDevAttrMultiProcessorCount             ? 132
+         : a == cudaDevAttrMaxSharedMemoryPerMultiprocessor ? 233472
+                                                            : 1980000;
     return 0;
 }
 template <class K>
