@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_time.h"
 #include "core/leaf_engine.h"
 #include "hbs/stateful.h"
 #include "xmss/internal.h"
@@ -36,19 +37,6 @@ typedef struct {
     int replay; /* 0: compute and record; 1: hand out what was recorded */
     double engine_ms;
 } recorder;
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
 static recorded *find(recorder *rc, const hbs_xmss_leaf_job *j, uint32_t first, size_t count)
 {

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_time.h"
 #include "core/leaf_engine.h"
 #include "hbs/xmss.h"
 #include "xmss/internal.h"
@@ -39,19 +40,6 @@ static const uint8_t *tree_nodes(void *user, const hbs_xmss_leaf_job *job, unsig
     const whole_tree *w = user;
     (void)h;
     return job->layer == 0 && job->tree == 0 ? w->tree : NULL;
-}
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
 }
 
 int main(int argc, char **argv)
