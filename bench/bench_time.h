@@ -1,5 +1,5 @@
-/* What the benchmarks of one mechanism (the .c files of bench/) share: a monotonic clock in milliseconds
- * and the comparison qsort takes for their medians. */
+/* What the benchmarks of one mechanism (the .c files of bench/) share: a monotonic clock in
+ * milliseconds and the comparison qsort takes for their medians. */
 #ifndef HBS_BENCH_TIME_H
 #define HBS_BENCH_TIME_H
 
