@@ -46,6 +46,13 @@ typedef struct hbs_leaf_engine {
      * job 1's, ... */
     int (*xmss_leaves)(void *user, const hbs_xmss_leaf_job *jobs, size_t njobs, uint32_t first,
                        size_t count, uint8_t *out);
+    /* Optional (NULL if not): njobs whole XMSS trees of height h (xmss_leaves' jobs, with
+     * first 0 and count 2^h) with every node: out holds job 0's 2^(h+1) - 1 nodes, the
+     * leaves first, then each level up, then job 1's, ... HBS_ERR_UNSUPPORTED where the
+     * engine cannot (the caller then asks xmss_leaves); otherwise as xmss_leaves. Key
+     * generation then hashes no inner node on the CPU. */
+    int (*xmss_trees)(void *user, const hbs_xmss_leaf_job *jobs, size_t njobs, unsigned h,
+                      uint8_t *out);
     /* Optional (NULL if not): every node of the XMSS tree of job (height h) that the engine
      * already holds, the 2^h leaves first, then each level up (2^(h+1) - 1 nodes of n bytes);
      * NULL when it has none. Valid while the engine is. A skip that steps over such a tree

@@ -96,11 +96,17 @@ int host_buf(device_ctx *d, unsigned slot, size_t bytes, void **out);
 bool dev_buf_grows(const device_ctx *d, unsigned slot, size_t bytes);
 bool host_buf_grows(const device_ctx *d, unsigned slot, size_t bytes);
 
-/* Whole trees that key generation made on the GPU (their leaves in device memory at
- * dleaves, job after job), kept for the batch signer when it would look for them
- * (xmss_sign.cu, lms_sign.cu); d->lock held. */
+/* Key generation's whole XMSS trees (SHA-256, n = 32, height H; xmss_sign.cu): the levels
+ * above their leaves (dleaves, 2^H of each job in turn) built on d->stream into *dnodes,
+ * each job's 2^(H+1) - 1 nodes, leaves first; HBS_ERR_UNSUPPORTED for other sets; d->lock
+ * held. */
+int xmss_keygen_levels(device_ctx *d, const hbs_xmss_leaf_job *jobs, size_t njobs, unsigned H,
+                       const uint8_t *dleaves, uint8_t **dnodes);
+/* Whole trees that key generation made on the GPU, kept for the batch signer when it would
+ * look for them (xmss_sign.cu, lms_sign.cu); d->lock held. XMSS: the nodes from
+ * xmss_keygen_levels; LMS: the leaves in device memory at dleaves. */
 void tree_cache_keep_xmss(device_ctx *d, const hbs_xmss_leaf_job *jobs, size_t njobs,
-                          uint32_t first, size_t count, const uint8_t *dleaves);
+                          const uint8_t *dnodes);
 void tree_cache_keep_lms(device_ctx *d, const hbs_lms_leaf_job *job, uint32_t first,
                          size_t count, const uint8_t *dleaves);
 

@@ -102,6 +102,9 @@ struct spread_engine {
     int (*xmss)(void *d, const hbs_xmss_leaf_job *jobs, size_t njobs, uint32_t first,
                 size_t count, uint8_t *out);
     size_t min_part;
+    /* whole trees of one GPU (hbs_leaf_engine's xmss_trees), or null */
+    int (*xmss_trees)(void *d, const hbs_xmss_leaf_job *jobs, size_t njobs, unsigned h,
+                      uint8_t *out);
 };
 
 static inline std::vector<part> leaf_parts(const spread_engine *s, size_t count, size_t njobs)
@@ -155,6 +158,20 @@ static inline int spread_xmss_leaves(void *user, const hbs_xmss_leaf_job *jobs, 
     return err;
 }
 
+/* Whole trees on the first GPU, where a call of their leaves would not be spread (else
+ * HBS_ERR_UNSUPPORTED: the caller asks for the leaves, which all GPUs share). */
+static inline int spread_xmss_trees(void *user, const hbs_xmss_leaf_job *jobs, size_t njobs,
+                                    unsigned h, uint8_t *out)
+{
+    const spread_engine *s = (const spread_engine *)user;
+    std::vector<device_ctx *> &gpus = devices_in_use();
+    if (gpus.empty())
+        return HBS_ERR_NO_GPU;
+    if (!s->xmss_trees || leaf_parts(s, (size_t)1 << h, njobs).size() > 1)
+        return HBS_ERR_UNSUPPORTED;
+    return s->xmss_trees(gpus[0], jobs, njobs, h, out);
+}
+
 /* *e: the engine over the GPUs in use, with one-GPU functions lms and xmss (s: static, as
  * the engine points at it), each GPU's calls at most slice leaves. */
 static inline int spread_leaf_engine(hbs_leaf_engine *e, spread_engine *s, size_t min_leaves,
@@ -166,6 +183,7 @@ static inline int spread_leaf_engine(hbs_leaf_engine *e, spread_engine *s, size_
         return HBS_ERR_NO_GPU;
     e->lms_leaves = spread_lms_leaves;
     e->xmss_leaves = spread_xmss_leaves;
+    e->xmss_trees = spread_xmss_trees;
     e->user = s;
     e->min_leaves = min_leaves;
     e->slice_leaves = slice * nd;

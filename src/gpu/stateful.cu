@@ -55,6 +55,9 @@ enum { SF_D_CHAINS = 48, SF_D_LEAVES = 49 };
 /* From this many XMSS leaves on, one thread reduces a whole L-tree (enough leaves fill the
  * GPU); below, several leaves' L-trees a block (x256_ltree_packed). */
 #define SF_SERIAL_LTREE 16384
+/* Whole trees (the engine's xmss_trees) up to this height (SFS_MAX_TREE_H, the batch
+ * signer's): 4 MB of nodes a tree. */
+#define SF_MAX_WHOLE_H 16
 
 /* ---- LMS (RFC 8554) ---- */
 
@@ -406,23 +409,20 @@ template <int F> static void xmss_launch_generic(device_ctx *d, const xmss_args 
     xmss_ltree_generic<F><<<x.ntrees * x.count, lt, x.len * x.n, d->stream>>>(x, dv, dl);
 }
 
-static int xmss_leaves_gpu(void *user, const hbs_xmss_leaf_job *jobs, size_t njobs,
-                           uint32_t first, size_t count, uint8_t *out)
+/* The chains and L-trees of leaves first .. first + count - 1 of njobs trees, launched on
+ * d->stream into *dl (SF_D_LEAVES: count of job 0, then job 1's, ...); d->lock held. */
+static int xmss_leaf_kernels(device_ctx *d, const hbs_xmss_leaf_job *jobs, size_t njobs,
+                             uint32_t first, size_t count, uint8_t **dl)
 {
-    device_ctx *d = (device_ctx *)user;
     const hbs_xmss_leaf_job *j = jobs;
     const size_t n = j->n, leaves = njobs * count, chains = leaves * j->len;
-    uint8_t *dv, *dl;
+    uint8_t *dv;
     xmss_args x;
     int err;
-    const double t0 = keygen_clock_ms();
-    if (count == 0 || njobs == 0)
-        return HBS_OK;
     if (n > 64 || njobs > SF_MAX_TREES || leaves > 0x7fffffffu)
         return HBS_ERR_UNSUPPORTED;
-    std::lock_guard<std::mutex> g(d->lock);
     if ((err = dev_buf(d, SF_D_CHAINS, chains * n, (void **)&dv)) ||
-        (err = dev_buf(d, SF_D_LEAVES, leaves * n, (void **)&dl)))
+        (err = dev_buf(d, SF_D_LEAVES, leaves * n, (void **)dl)))
         return err;
     memset(&x, 0, sizeof x);
     memcpy(x.pub_seed, j->pub_seed, n);
@@ -445,26 +445,62 @@ static int xmss_leaves_gpu(void *user, const hbs_xmss_leaf_job *jobs, size_t njo
         const unsigned ct = chains <= SF_SMALL_CHAINS ? SF_CHAIN_THREADS : SF_THREADS;
         xmss_chains_sha256<<<(unsigned)((chains + ct - 1) / ct), ct, 0, d->stream>>>(x, mid, dv);
         if (leaves >= SF_SERIAL_LTREE)
-            xmss_ltree_sha256_serial<<<blocks_for(leaves), SF_THREADS, 0, d->stream>>>(x, mid, dv, dl);
+            xmss_ltree_sha256_serial<<<blocks_for(leaves), SF_THREADS, 0, d->stream>>>(x, mid, dv, *dl);
         else
             xmss_ltree_sha256<<<(unsigned)((leaves + P - 1) / P), X256_LT_THREADS, 0,
-                                d->stream>>>(x, mid, dv, dl);
+                                d->stream>>>(x, mid, dv, *dl);
         hbs_memzero(&mid, sizeof mid);
     } else if (j->func == SF_SHA256) {
-        xmss_launch_generic<SF_SHA256>(d, x, dv, dl);
+        xmss_launch_generic<SF_SHA256>(d, x, dv, *dl);
     } else if (j->func == SF_SHA512) {
-        xmss_launch_generic<SF_SHA512>(d, x, dv, dl);
+        xmss_launch_generic<SF_SHA512>(d, x, dv, *dl);
     } else if (j->func == SF_SHAKE128) {
-        xmss_launch_generic<SF_SHAKE128>(d, x, dv, dl);
+        xmss_launch_generic<SF_SHAKE128>(d, x, dv, *dl);
     } else {
-        xmss_launch_generic<SF_SHAKE256>(d, x, dv, dl);
+        xmss_launch_generic<SF_SHAKE256>(d, x, dv, *dl);
     }
-    err = finish(d, out, dl, leaves * n);
-    memset(&x, 0, sizeof x);
-    if (!err)
-        tree_cache_keep_xmss(d, jobs, njobs, first, count, dl);
+    hbs_memzero(&x, sizeof x);
+    return HBS_OK;
+}
+
+static int xmss_leaves_gpu(void *user, const hbs_xmss_leaf_job *jobs, size_t njobs,
+                           uint32_t first, size_t count, uint8_t *out)
+{
+    device_ctx *d = (device_ctx *)user;
+    uint8_t *dl;
+    int err;
+    const double t0 = keygen_clock_ms();
+    if (count == 0 || njobs == 0)
+        return HBS_OK;
+    std::lock_guard<std::mutex> g(d->lock);
+    if ((err = xmss_leaf_kernels(d, jobs, njobs, first, count, &dl)))
+        return err;
+    err = finish(d, out, dl, njobs * count * jobs[0].n);
     keygen_report("xmss", njobs, count, t0);
     return err;
+}
+
+/* Whole trees (xmss_trees of the engine): the leaves, then their levels on the GPU, every
+ * node copied back; the SHA-256 sets with n = 32, whose trees the batch signer keeps too. */
+static int xmss_trees_gpu(void *user, const hbs_xmss_leaf_job *jobs, size_t njobs, unsigned h,
+                          uint8_t *out)
+{
+    device_ctx *d = (device_ctx *)user;
+    uint8_t *dl, *dn;
+    int err;
+    const double t0 = keygen_clock_ms();
+    if (njobs == 0 || jobs[0].func != SF_SHA256 || jobs[0].n != 32 || !jobs[0].oid ||
+        h > SF_MAX_WHOLE_H)
+        return HBS_ERR_UNSUPPORTED;
+    const size_t count = (size_t)1 << h, tn = 2 * count - 1;
+    std::lock_guard<std::mutex> g(d->lock);
+    if ((err = xmss_leaf_kernels(d, jobs, njobs, 0, count, &dl)) ||
+        (err = xmss_keygen_levels(d, jobs, njobs, h, dl, &dn)) ||
+        (err = finish(d, out, dn, njobs * tn * 32)))
+        return err;
+    tree_cache_keep_xmss(d, jobs, njobs, dn);
+    keygen_report("xmss whole trees", njobs, count, t0);
+    return HBS_OK;
 }
 
 /* Key generation's calls below this many leaves (of all their trees) stay on one GPU: the
@@ -479,6 +515,7 @@ int leaf_engine_on(device_ctx *d, hbs_leaf_engine *e)
         return HBS_ERR_NO_GPU;
     e->lms_leaves = lms_leaves_gpu;
     e->xmss_leaves = xmss_leaves_gpu;
+    e->xmss_trees = xmss_trees_gpu;
     e->user = d;
     e->min_leaves = SF_MIN_LEAVES;
     e->slice_leaves = SF_SLICE_LEAVES;
@@ -491,7 +528,8 @@ using namespace hbs_gpu;
 
 extern "C" int hbs_gpu_leaf_engine(hbs_leaf_engine *e)
 {
-    static spread_engine s = {lms_leaves_gpu, xmss_leaves_gpu, split_min(SF_SPLIT_LEAVES)};
+    static spread_engine s = {lms_leaves_gpu, xmss_leaves_gpu, split_min(SF_SPLIT_LEAVES),
+                              xmss_trees_gpu};
     if (!e)
         return HBS_ERR_INVALID_ARGUMENT;
     return spread_leaf_engine(e, &s, SF_MIN_LEAVES, SF_SLICE_LEAVES);

@@ -747,19 +747,66 @@ int xmss_batch(device_ctx *d, const hbs_leaf_engine *e, const uint8_t *st, size_
     return err;
 }
 
-/* XMSS (SHA-256, n = 32): the trees of layers 0 and d - 1 among jobs, when they are whole
- * and the top layer's is one of them (its root, the key's, names the key's trees). */
-void tree_cache_keep_xmss(device_ctx *d, const hbs_xmss_leaf_job *jobs, size_t njobs,
-                          uint32_t first, size_t count, const uint8_t *dleaves)
+/* Key generation's whole trees (SHA-256, n = 32, height H): the levels above the leaves
+ * (dleaves, 2^H of each job in turn) built on d->stream into *dnodes, each job's 2^(H+1) - 1
+ * nodes (leaves first, then each level up); d->lock held. */
+int xmss_keygen_levels(device_ctx *d, const hbs_xmss_leaf_job *jobs, size_t njobs, unsigned H,
+                       const uint8_t *dleaves, uint8_t **dnodes)
 {
-    if (!tree_cache_on() || first != 0 || njobs == 0 || njobs > SF_MAX_TREES || !jobs[0].oid)
+    const size_t tn = ((size_t)2 << H) - 1, count = (size_t)1 << H,
+                 lvp_b = xf_levels_scratch(H, njobs);
+    const hbs_xmss_params *p = hbs_xmss_params_by_oid(jobs[0].mt, jobs[0].oid);
+    if (!p || p->func != XMSS_FUNC_SHA256 || jobs[0].n != 32 || p->tree_h != H)
+        return HBS_ERR_UNSUPPORTED;
+    /* (staged from pageable memory: the copy has its bytes when it returns, where a pinned
+     * buffer of the pool could be written over by the next call before the copy runs) */
+    const size_t a_tree = (4 * njobs + 7) & ~(size_t)7, up = a_tree + 8 * njobs;
+    std::vector<uint8_t> hv(up);
+    uint8_t *hup = hv.data(), *dup;
+    uint32_t *dlvp = nullptr;
+    int err;
+    if ((err = dev_buf(d, SFS_F_UP, up, (void **)&dup)) ||
+        (err = dev_buf(d, SFS_F_NODES, njobs * tn * 32, (void **)dnodes)) ||
+        (lvp_b && (err = dev_buf(d, SFS_F_LVPREP, lvp_b, (void **)&dlvp))))
+        return err;
+    for (size_t k = 0; k < njobs; k++) {
+        ((uint32_t *)hup)[k] = jobs[k].layer;
+        ((uint64_t *)(hup + a_tree))[k] = jobs[k].tree;
+    }
+    HBS_CUDA(cudaMemcpyAsync(dup, hup, up, cudaMemcpyHostToDevice, d->stream));
+    HBS_CUDA(cudaMemcpy2DAsync(*dnodes, tn * 32, dleaves, count * 32, count * 32, njobs,
+                               cudaMemcpyDeviceToDevice, d->stream));
+    xf_args f;
+    memset(&f, 0, sizeof f);
+    memcpy(f.x.pub_seed, jobs[0].pub_seed, 32); /* the levels need no secret */
+    f.x.n = 32;
+    f.x.padlen = p->padlen;
+    f.x.len = p->len;
+    f.layer = (const uint32_t *)dup;
+    f.tree = (const uint64_t *)(dup + a_tree);
+    f.h = H;
+    x256_mid mid;
+    memset(&mid, 0, sizeof mid);
+    x256_host_midstate(mid.prf, 3, jobs[0].pub_seed);
+    xf_levels(f, mid, 0, njobs, *dnodes, dlvp, d->stream);
+    HBS_CUDA(cudaGetLastError());
+    return HBS_OK;
+}
+
+/* XMSS (SHA-256, n = 32): the trees of layers 0 and d - 1 among jobs, when the top layer's
+ * is one of them (its root, the key's, names the key's trees); dnodes from
+ * xmss_keygen_levels, whose work on d->stream comes first. */
+void tree_cache_keep_xmss(device_ctx *d, const hbs_xmss_leaf_job *jobs, size_t njobs,
+                          const uint8_t *dnodes)
+{
+    if (!tree_cache_on() || njobs == 0 || njobs > SF_MAX_TREES || !jobs[0].oid)
         return;
     const hbs_xmss_params *p = hbs_xmss_params_by_oid(jobs[0].mt, jobs[0].oid);
     if (!p || p->func != XMSS_FUNC_SHA256 || p->n != 32 || jobs[0].n != 32 ||
-        p->tree_h > SFS_MAX_TREE_H || count != (size_t)1 << p->tree_h)
+        p->tree_h > SFS_MAX_TREE_H)
         return;
     const unsigned H = p->tree_h, D = p->d;
-    const size_t tn = ((size_t)2 << H) - 1, lvp_b = xf_levels_scratch(H, njobs);
+    const size_t tn = ((size_t)2 << H) - 1;
     size_t top = njobs;
     std::vector<uint32_t> layer;
     std::vector<uint64_t> tree;
@@ -773,43 +820,10 @@ void tree_cache_keep_xmss(device_ctx *d, const hbs_xmss_leaf_job *jobs, size_t n
             which.push_back(k);
         }
     }
-    if (top == njobs)
-        return;
-    /* (staged from pageable memory: the copy has its bytes when it returns, where a pinned
-     * buffer of the pool could be written over by the next call before the copy runs) */
-    const size_t a_tree = (4 * njobs + 7) & ~(size_t)7, up = a_tree + 8 * njobs;
-    std::vector<uint8_t> hv(up);
-    uint8_t *hup = hv.data(), *dup, *dnodes;
-    uint32_t *dlvp = nullptr;
-    if (dev_buf(d, SFS_F_UP, up, (void **)&dup) ||
-        dev_buf(d, SFS_F_NODES, njobs * tn * 32, (void **)&dnodes) ||
-        (lvp_b && dev_buf(d, SFS_F_LVPREP, lvp_b, (void **)&dlvp)) ||
-        !tree_fill_take(d, layer, tree, tn * 32)) {
+    if (top == njobs || !tree_fill_take(d, layer, tree, tn * 32)) {
         gpu_clear_error();
         return;
     }
-    for (size_t k = 0; k < njobs; k++) {
-        ((uint32_t *)hup)[k] = jobs[k].layer;
-        ((uint64_t *)(hup + a_tree))[k] = jobs[k].tree;
-    }
-    bool ok = cudaMemcpyAsync(dup, hup, up, cudaMemcpyHostToDevice, d->stream) == cudaSuccess;
-    for (size_t k = 0; k < njobs && ok; k++)
-        ok = cudaMemcpyAsync(dnodes + k * tn * 32, dleaves + k * count * 32, count * 32,
-                             cudaMemcpyDeviceToDevice, d->stream) == cudaSuccess;
-    xf_args f;
-    memset(&f, 0, sizeof f);
-    memcpy(f.x.pub_seed, jobs[0].pub_seed, 32); /* the levels need no secret */
-    f.x.n = 32;
-    f.x.padlen = p->padlen;
-    f.x.len = p->len;
-    f.layer = (const uint32_t *)dup;
-    f.tree = (const uint64_t *)(dup + a_tree);
-    f.h = H;
-    x256_mid mid;
-    memset(&mid, 0, sizeof mid);
-    x256_host_midstate(mid.prf, 3, jobs[0].pub_seed);
-    if (ok)
-        xf_levels(f, mid, 0, njobs, dnodes, dlvp, d->stream);
     std::vector<const uint8_t *> src;
     for (size_t i = 0; i < d->fill.e.size(); i++)
         src.push_back(dnodes + which[i] * tn * 32);
@@ -818,7 +832,7 @@ void tree_cache_keep_xmss(device_ctx *d, const hbs_xmss_leaf_job *jobs, size_t n
     d->fill.name = [p, ps](const uint8_t *root, uint8_t id[32]) {
         tree_cache_id(id, p, ps.data(), root);
     };
-    tree_fill_start(d, src, dnodes + (top * tn + tn - 1) * 32, 32, ok);
+    tree_fill_start(d, src, dnodes + (top * tn + tn - 1) * 32, 32, true);
 }
 
 } // namespace hbs_gpu

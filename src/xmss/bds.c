@@ -218,6 +218,22 @@ int hbs_xmss_bds_build(const xmss_shape *sh, const xmss_treeref *t, xmss_bds *b,
     int err = HBS_OK;
 
     reset(sh, b);
+    if (t->nodes) {
+        /* every node at hand (an engine built the whole tree): captured, nothing hashed */
+        for (unsigned lv = 0; lv < sh->H; lv++) {
+            const uint8_t *level = t->nodes + hbs_xmss_level_at(sh->H, lv) * n;
+            for (uint32_t i = 0; i < ((uint32_t)1 << (sh->H - lv)); i++)
+                capture(sh, b, s, lv, i, level + (size_t)i * n);
+        }
+        if (root)
+            memcpy(root, t->nodes + hbs_xmss_level_at(sh->H, sh->H) * n, n);
+        if (progress) {
+            *done += (uint64_t)1 << sh->H;
+            if (progress(progress_user, *done, total))
+                return HBS_ERR_CANCELLED;
+        }
+        return HBS_OK;
+    }
     memset(&r, 0, sizeof r);
     r.sh = sh;
     r.t = t;

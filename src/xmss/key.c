@@ -299,26 +299,40 @@ static int feed_upto(hbs_xmss_key *k, unsigned i, uint64_t tree, uint32_t upto)
 }
 
 /* The leaves of every layer's current tree at idx in one engine call (an XMSS^MT key's
- * small trees fill the GPU only together), into a new buffer: *out, d << H leaves; NULL
- * (and HBS_OK) when there is no engine or the trees are too small or too tall for one. */
-static int engine_all_layers(const hbs_xmss_key *k, uint64_t idx, uint8_t **out)
+ * small trees fill the GPU only together), into a new buffer: *out, d << H leaves, or with
+ * *whole set, d whole trees (every node) where the engine builds them; NULL (and HBS_OK)
+ * when there is no engine or the trees are too small or too tall for one. */
+static int engine_all_layers(const hbs_xmss_key *k, uint64_t idx, uint8_t **out, int *whole)
 {
     const hbs_leaf_engine *e = k->ctx.engine;
     const hbs_xmss_params *p = k->p;
     const size_t leaves = (size_t)1 << k->sh.H;
     hbs_xmss_leaf_job jobs[XMSS_MAX_LAYERS];
-    int err;
+    int err = HBS_ERR_UNSUPPORTED;
     *out = NULL;
-    if (!e || p->d < 2 || leaves < e->min_leaves || p->d * leaves > e->slice_leaves)
+    *whole = 0;
+    if (!e || leaves < e->min_leaves || p->d * leaves > e->slice_leaves)
         return HBS_OK;
     for (unsigned i = 0; i < p->d; i++)
         engine_job(k, &jobs[i], i, tree_of(k, idx, i));
-    if (!(*out = malloc(p->d * leaves * p->n)))
-        return HBS_ERR_NO_MEMORY;
-    err = e->xmss_leaves(e->user, jobs, p->d, 0, leaves, *out);
-    if (err) {
-        free(*out);
-        *out = NULL;
+    if (e->xmss_trees) {
+        if (!(*out = malloc(p->d * (2 * leaves - 1) * p->n)))
+            return HBS_ERR_NO_MEMORY;
+        err = e->xmss_trees(e->user, jobs, p->d, k->sh.H, *out);
+        *whole = err == HBS_OK;
+        if (err) {
+            free(*out);
+            *out = NULL;
+        }
+    }
+    if (err == HBS_ERR_UNSUPPORTED) {
+        if (!(*out = malloc(p->d * leaves * p->n)))
+            return HBS_ERR_NO_MEMORY;
+        err = e->xmss_leaves(e->user, jobs, p->d, 0, leaves, *out);
+        if (err) {
+            free(*out);
+            *out = NULL;
+        }
     }
     return err;
 }
@@ -329,12 +343,15 @@ static int rebuild_at(hbs_xmss_key *k, uint64_t idx, hbs_progress_fn progress, v
     const hbs_xmss_params *p = k->p;
     uint64_t done = 0, total = (uint64_t)p->d << k->sh.H;
     uint8_t *all = NULL;
-    int err = engine_all_layers(k, idx, &all);
+    int whole = 0;
+    int err = engine_all_layers(k, idx, &all, &whole);
     for (unsigned i = 0; i < p->d && !err; i++) {
         xmss_layer *L = &k->layer[i];
         const uint64_t tree = tree_of(k, idx, i);
         xmss_treeref t = tref(k, i, tree);
-        if (all)
+        if (all && whole)
+            t.leaves = t.nodes = all + i * (((size_t)2 << k->sh.H) - 1) * p->n;
+        else if (all)
             t.leaves = all + ((size_t)i << k->sh.H) * p->n;
         err = hbs_xmss_bds_build(&k->sh, &t, &L->cur, L->root, leaf_of(k, idx, i), progress,
                                  user, &done, total);

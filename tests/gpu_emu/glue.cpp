@@ -144,9 +144,29 @@ static int emu_xmss(void *user, const hbs_xmss_leaf_job *jobs, size_t njobs, uin
     for (size_t k = 0; k < njobs; k++)
         hbs_xmss_leaf_range(&c, out + k * count * p->n, jobs[k].layer, jobs[k].tree, first, count);
     hbs_xmss_ctx_wipe(&c);
+    (void)user;
+    return HBS_OK;
+}
+
+/* Whole trees as the GPU's engine makes them: the leaves here, the levels by the emulated
+ * kernels (xmss_keygen_levels), which also fill the batch signer's tree cache. */
+static int emu_xmss_trees(void *user, const hbs_xmss_leaf_job *jobs, size_t njobs, unsigned h,
+                          uint8_t *out)
+{
+    const size_t count = (size_t)1 << h, n = jobs[0].n, tn = 2 * count - 1;
+    if (njobs == 0 || jobs[0].func != XMSS_FUNC_SHA256 || n != 32 || !jobs[0].oid || h > 16)
+        return HBS_ERR_UNSUPPORTED;
+    std::vector<uint8_t> leaves(njobs * count * n);
+    int err = emu_xmss(user, jobs, njobs, 0, count, leaves.data());
     hbs_gpu::device_ctx *d = (hbs_gpu::device_ctx *)user;
     std::lock_guard<std::mutex> g(d->lock);
-    hbs_gpu::tree_cache_keep_xmss(d, jobs, njobs, first, count, out);
+    uint8_t *dn = nullptr;
+    if (!err)
+        err = hbs_gpu::xmss_keygen_levels(d, jobs, njobs, h, leaves.data(), &dn);
+    if (err)
+        return err;
+    memcpy(out, dn, njobs * tn * n);
+    hbs_gpu::tree_cache_keep_xmss(d, jobs, njobs, dn);
     return HBS_OK;
 }
 
@@ -155,6 +175,7 @@ int hbs_gpu::leaf_engine_on(hbs_gpu::device_ctx *d, hbs_leaf_engine *e)
     memset(e, 0, sizeof *e);
     e->lms_leaves = emu_lms;
     e->xmss_leaves = emu_xmss;
+    e->xmss_trees = emu_xmss_trees;
     e->user = d;
     e->min_leaves = 32;
     e->slice_leaves = (size_t)1 << 18;
@@ -163,7 +184,8 @@ int hbs_gpu::leaf_engine_on(hbs_gpu::device_ctx *d, hbs_leaf_engine *e)
 
 extern "C" int hbs_gpu_leaf_engine(hbs_leaf_engine *e)
 {
-    static hbs_gpu::spread_engine s = {emu_lms, emu_xmss, hbs_gpu::split_min(1 << 13)};
+    static hbs_gpu::spread_engine s = {emu_lms, emu_xmss, hbs_gpu::split_min(1 << 13),
+                                       emu_xmss_trees};
     return hbs_gpu::spread_leaf_engine(e, &s, 32, (size_t)1 << 18);
 }
 

@@ -623,6 +623,9 @@ typedef struct {
     int corrupt;
     size_t ntrees;
     uint8_t *trees[CPU_ENGINE_TREES];
+    /* whole trees asked of xmss_trees (refuse: it answers HBS_ERR_UNSUPPORTED) */
+    size_t whole;
+    int refuse;
 } cpu_engine;
 
 static int cpu_lms_leaves(void *user, const hbs_lms_leaf_job *j, uint32_t first, size_t count,
@@ -684,6 +687,31 @@ static const uint8_t *cpu_xmss_tree(void *user, const hbs_xmss_leaf_job *job, un
     return t;
 }
 
+/* njobs whole trees at once (what key generation asks the GPU for); corrupt as above. */
+static int cpu_xmss_trees(void *user, const hbs_xmss_leaf_job *jobs, size_t njobs, unsigned h,
+                          uint8_t *out)
+{
+    cpu_engine *u = user;
+    const size_t leaves = (size_t)1 << h, tn = 2 * leaves - 1;
+    xmss_ctx c;
+    if (u->refuse || !u->xp || jobs[0].n != u->xp->n || h != u->xp->tree_h)
+        return HBS_ERR_UNSUPPORTED;
+    hbs_xmss_ctx_init(&c, u->xp, jobs[0].pub_seed, jobs[0].sk_seed);
+    for (size_t k = 0; k < njobs; k++) {
+        uint8_t *t = out + k * tn * u->xp->n;
+        hbs_xmss_leaf_range(&c, t, jobs[k].layer, jobs[k].tree, 0, leaves);
+        hbs_xmss_tree_levels(&c, t, jobs[k].layer, jobs[k].tree, h);
+        if (u->corrupt)
+            for (size_t i = leaves; i < tn; i++)
+                t[i * u->xp->n] ^= 1;
+    }
+    hbs_xmss_ctx_wipe(&c);
+    u->whole += njobs;
+    u->calls++;
+    u->leaves += njobs * leaves;
+    return HBS_OK;
+}
+
 static void cpu_engine_free(cpu_engine *u)
 {
     for (size_t i = 0; i < u->ntrees; i++)
@@ -740,6 +768,8 @@ static void run_skip_engine_xmss(const char *alg, const uint64_t *targets, size_
     cpu_engine_init(&e, &u, p);
     if (trees)
         e.xmss_tree = cpu_xmss_tree;
+    if (trees == 1)
+        e.xmss_trees = cpu_xmss_trees; /* (far skips rebuild from them) */
     u.corrupt = trees == 2;
     size_t differ = 0;
     CHECK_INT(hbs_xmss_keygen(&a, pk, sizeof pk, &pklen, p, 0, seed, 3 * p->n, NULL, NULL),
@@ -793,6 +823,54 @@ out:
     free(eb);
     free(sa);
     free(sb);
+}
+
+/* Key generation with an engine that hands out whole trees (xmss_trees, as the GPU's does):
+ * the same key, state and first signature as without an engine; with corrupted inner nodes
+ * the state differs (they are read, not hashed again); refused, the leaves serve. */
+static void run_keygen_trees_xmss(const char *alg)
+{
+    const hbs_xmss_params *p = hbs_xmss_params_by_name(alg);
+    hbs_xmss_key *a = NULL, *b = NULL;
+    uint8_t seed[3 * 64], pka[256], pkb[256], *ea = malloc(SKIP_STATE_MAX),
+                                              *eb = malloc(SKIP_STATE_MAX);
+    size_t pklen, la, lb;
+    hbs_leaf_engine e;
+    cpu_engine u;
+    CHECK(p != NULL);
+    if (!p || !ea || !eb)
+        goto out;
+    test_rand_bytes(seed, sizeof seed);
+    CHECK_INT(hbs_xmss_keygen(&a, pka, sizeof pka, &pklen, p, 0, seed, 3 * p->n, NULL, NULL),
+              HBS_OK);
+    la = a ? export_xmss(a, ea, SKIP_STATE_MAX) : 0;
+    for (int mode = 0; mode < 3 && a; mode++) { /* whole trees, corrupted, refused */
+        cpu_engine_init(&e, &u, p);
+        e.xmss_trees = cpu_xmss_trees;
+        u.corrupt = mode == 1;
+        u.refuse = mode == 2;
+        CHECK_INT(hbs_xmss_keygen_engine(&b, pkb, sizeof pkb, &pklen, p, 0, seed, 3 * p->n,
+                                         NULL, NULL, &e),
+                  HBS_OK);
+        lb = b ? export_xmss(b, eb, SKIP_STATE_MAX) : 0;
+        const int same = la && la == lb && memcmp(ea, eb, la) == 0 &&
+                         memcmp(pka, pkb, pklen) == 0;
+        if (mode == 1)
+            CHECK_MSG(!same, "%s: corrupted inner nodes from the engine changed nothing", alg);
+        else
+            CHECK_MSG(same, "%s: key generation with whole trees (mode %d) differs", alg, mode);
+        CHECK_MSG(mode == 2 ? u.whole == 0 && u.leaves > 0
+                            : u.whole == p->d && u.leaves == (size_t)p->d << p->tree_h,
+                  "%s: %zu whole trees asked for, %zu leaves", alg, u.whole, u.leaves);
+        hbs_xmss_key_free(b);
+        b = NULL;
+    }
+    test_note("%s: key generation with whole trees from the engine equal (corrupted: differs; "
+              "refused: the leaves serve)", alg);
+out:
+    hbs_xmss_key_free(a);
+    free(ea);
+    free(eb);
 }
 
 static void run_skip_engine_hss(const char *alg, unsigned cache_height, const uint64_t *targets,
@@ -861,6 +939,10 @@ static void test_skip_engine(void)
         run_skip_engine_xmss("XMSSMT-SHA2_20/2_256", mt2, sizeof mt2 / sizeof mt2[0], trees);
         run_skip_engine_xmss("XMSSMT-SHA2_20/4_256", mt4, sizeof mt4 / sizeof mt4[0], trees);
     }
+    run_keygen_trees_xmss("XMSS-SHA2_10_256");
+    run_keygen_trees_xmss("XMSSMT-SHA2_20/2_256");
+    run_keygen_trees_xmss("XMSSMT-SHA2_20/4_256");
+    run_keygen_trees_xmss("XMSS-SHAKE_10_512");
     run_skip_engine_hss("LMS_SHA256_M32_H10/LMOTS_SHA256_N32_W4", 4, h10,
                         sizeof h10 / sizeof h10[0]);
     run_skip_engine_hss(hss55.alg, 0, h55, sizeof h55 / sizeof h55[0]);

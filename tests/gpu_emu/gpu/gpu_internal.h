@@ -33,6 +33,13 @@ static inline int cudaMemcpyAsync(void *d, const void *s, size_t n, int, cudaStr
     memcpy(d, s, n);
     return 0;
 }
+static inline int cudaMemcpy2DAsync(void *d, size_t dpitch, const void *s, size_t spitch,
+                                    size_t width, size_t height, int, cudaStream_t)
+{
+    for (size_t r = 0; r < height; r++)
+        memcpy((uint8_t *)d + r * dpitch, (const uint8_t *)s + r * spitch, width);
+    return 0;
+}
 static inline int cudaStreamSynchronize(cudaStream_t) { return 0; }
 typedef int cudaEvent_t;
 enum { cudaEventDisableTiming = 2 };
@@ -155,8 +162,10 @@ static inline bool host_buf_grows(const device_ctx *d, unsigned slot, size_t byt
 
 int leaf_engine_on(device_ctx *d, hbs_leaf_engine *e);
 
+int xmss_keygen_levels(device_ctx *d, const hbs_xmss_leaf_job *jobs, size_t njobs, unsigned H,
+                       const uint8_t *dleaves, uint8_t **dnodes);
 void tree_cache_keep_xmss(device_ctx *d, const hbs_xmss_leaf_job *jobs, size_t njobs,
-                          uint32_t first, size_t count, const uint8_t *dleaves);
+                          const uint8_t *dnodes);
 void tree_cache_keep_lms(device_ctx *d, const hbs_lms_leaf_job *job, uint32_t first,
                          size_t count, const uint8_t *dleaves);
 
