@@ -3,11 +3,12 @@
 # the CPU, against the CPU's signatures (tests/gpu_emu/latency_test.cpp): the .cu files
 # compiled as C++ with tests/gpu_emu/shim_threads.h, a host thread for every GPU thread and
 # __syncthreads a barrier among them, the kernel's dynamic shared memory exactly the launch's
-# bytes (filled with garbage, guarded behind) and its launch a loop over its blocks. Every set in the default kernel, then SHA2-128f and
-# SHA2-128s in the ways not yet measured on a GPU (LAT_*: HBS_GPU_LAT_TL2, _SPREAD,
-# _FORS_FIRST; and HBS_GPU_LAT_ONE_PER_SM, a launch with a block to an SM). scripts/gpu-emulate.sh (make check) runs it.
+# bytes (filled with garbage, guarded behind) and its launch a loop over its blocks. Every
+# set in its default kernel (at SHA-2 n = 16 with the LAT_* ways of lat_sha2_sc), then
+# SHA2-128f and SHA2-128s in their plain forms (HBS_GPU_LAT_SHA: the whole signature copied
+# out by the last block) and 128f with LAT_WIDE. scripts/gpu-emulate.sh (make check) runs it.
 #   scripts/gpu-emulate-latency.sh [--tsan]
-# --tsan: built with ThreadSanitizer, SHA2-128f in the default kernel and in all its ways:
+# --tsan: built with ThreadSanitizer, SHA2-128f in the default kernel and its plain form:
 # a race between the threads of a block (a missing barrier) is reported and fails the run
 # (make check-sanitize). Environment: BUILD, a build without CUDA whose libhbs.a it links
 # (default build-emu, configured and built if missing).
@@ -52,22 +53,17 @@ wait
 $CXX ${tsan:+-fsanitize=thread} -o "$out/latency_test" "$out/latency_test.o" $objs \
     "$BUILD/libhbs.a" -lpthread -lm
 status=0
-all_ways="HBS_GPU_LAT_TL2=1 HBS_GPU_LAT_SPREAD=1 HBS_GPU_LAT_FORS_FIRST=1 HBS_GPU_LAT_ONE_PER_SM=1"
 if [ -n "$tsan" ]; then
-    echo "== the one-signature kernel, emulated under ThreadSanitizer: SHA2-128f, default and all ways =="
+    echo "== the one-signature kernel, emulated under ThreadSanitizer: SHA2-128f, default and plain =="
     export TSAN_OPTIONS="halt_on_error=1 exitcode=66"
     "$out/latency_test" SLH-DSA-SHA2-128f || status=1
-    # shellcheck disable=SC2086
-    env $all_ways "$out/latency_test" SLH-DSA-SHA2-128f || status=1
+    HBS_GPU_LAT_SHA=2 "$out/latency_test" SLH-DSA-SHA2-128f || status=1
     exit $status
 fi
 echo "== the one-signature kernel, emulated, against the CPU =="
 "$out/latency_test" || status=1
-echo "== the one-signature kernel, emulated, in the ways not yet measured on a GPU (LAT_*) =="
-# shellcheck disable=SC2086
-env $all_ways "$out/latency_test" SLH-DSA-SHA2-128f SLH-DSA-SHA2-128s || status=1
-for way in TL2 SPREAD ONE_PER_SM; do
-    env "HBS_GPU_LAT_$way=1" "$out/latency_test" SLH-DSA-SHA2-128f || status=1
-done
-HBS_GPU_LAT_ONE_PER_SM=1 "$out/latency_test" SLH-DSA-SHAKE-128f || status=1
+echo "== the one-signature kernel, emulated: SHA-2 n = 16 in the plain forms, and 128f with LAT_WIDE =="
+HBS_GPU_LAT_SHA=2 "$out/latency_test" SLH-DSA-SHA2-128f || status=1
+HBS_GPU_LAT_SHA=4 "$out/latency_test" SLH-DSA-SHA2-128s || status=1
+HBS_GPU_LAT_WIDE=1 "$out/latency_test" SLH-DSA-SHA2-128f || status=1
 exit $status

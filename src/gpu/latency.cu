@@ -34,7 +34,6 @@ struct lat_state {
     bool dirty = false; /* a launch failed: the counters may be mid-count */
     lat_timing *timing = nullptr; /* device memory, only with HBS_GPU_LATENCY_TIMING */
     int sms = 0, clock_khz = 0;   /* SMs: the cut of the trees (and the timing line) */
-    int sm_smem = 0;              /* shared memory of an SM (HBS_GPU_LAT_ONE_PER_SM) */
 };
 
 /* The device scratch starts with LAT_COUNTERS bytes of arrival counters (latency.cuh:
@@ -115,19 +114,35 @@ int lat_ways()
 {
     static const int ways = (env_lg("HBS_GPU_LAT_TL2") > 0 ? LAT_TL2 : 0) |
                             (env_lg("HBS_GPU_LAT_SPREAD") > 0 ? LAT_SPREAD : 0) |
-                            (env_lg("HBS_GPU_LAT_FORS_FIRST") > 0 ? LAT_FORS_FIRST : 0);
+                            (env_lg("HBS_GPU_LAT_FORS_FIRST") > 0 ? LAT_FORS_FIRST : 0) |
+                            (env_lg("HBS_GPU_LAT_WIDE") > 0 ? LAT_WIDE : 0);
     return ways;
 }
 
-/* HBS_GPU_LAT_ONE_PER_SM=1: where a signature's blocks fit the SMs (the 'f' sets), each asks
- * for more than half an SM's shared memory, so that no two share an SM and every warp has a
- * scheduler to itself (the GPU may otherwise place two blocks on one SM, whose warps then
- * share schedulers while other SMs idle). Only the launch changes, not the kernel. Off until
- * measured. Read once. */
-static bool lat_one_per_sm()
+int lat_sha2_sc(int n, bool s_set)
 {
-    static const bool on = env_lg("HBS_GPU_LAT_ONE_PER_SM") > 0;
-    return on;
+    const int form = lat_sha_form(), ways = n == 16 ? lat_ways() : 0;
+    if (form >= 0)
+        return form | ways;
+    /* Few warps run the 'f' kernel, each through many hash call sites once: with the fully
+     * unrolled compression they wait on instruction fetch (ncu, 128f: 35 % of the chains'
+     * and 51 % of T_len's stall samples are "no instruction"). With the looped form (6 KB
+     * of code) the same kernel ran faster: H200 128f 0.084 -> 0.067 ms, 256f 0.292 ->
+     * 0.257 ms, 128s even. At n = 24 it lost (192f 0.174 -> 0.194), so n = 24 keeps the
+     * full form. The 's' sets' many warps an SM hide the fetches: n = 16 runs them in the
+     * full form (H100, 128s: 0.275 -> 0.269-0.270 ms with the one call site of lat_sites).
+     * Their chains keep the integer pipe busy (ncu, 128s: 78 % of its peak over the
+     * kernel): they take the IMAD variant (hash.cuh), the 'f' sets' lone warps not. */
+    const int def = (n == 24 || (n == 16 && s_set) ? SHA_FULL : SHA_LOOPED) |
+                    (s_set ? SHA_IMAD : 0);
+    if (n != 16)
+        return def;
+    /* At n = 16, T_len and T_k in two passes and each layer's part copied out as soon as it
+     * is done; the 's' sets' FORS blocks first. H100, median of 60, two rounds alternating
+     * (bench/results/gpu-H100-s19.log): 128f 0.0636-0.0643 -> 0.0606-0.0609 ms (the two
+     * passes alone 0.0616-0.0619, the copy-out alone lost: 0.0693); 128s 0.2610-0.2614 ->
+     * 0.2302-0.2304 (two passes alone 0.2379, FORS first alone 0.2521-0.2533). */
+    return def | LAT_TL2 | LAT_SPREAD | (s_set ? LAT_FORS_FIRST : 0) | ways;
 }
 
 static const lat_kernel &kernel_for(const hbs_slhdsa_params *p)
@@ -190,8 +205,8 @@ static void plan_for(const hbs_slhdsa_params *p, int sms, lat_plan *pl)
     pl->threads = threads;
     pl->blocks = (d << pl->s.xg_lg) + (k << pl->s.fg_lg);
     /* the two-pass T_len and T_k (LAT_TL2, SHA-2 at n = 16): their schedules after the heap
-     * and after the FORS roots (only when asked for: the default launch stays as measured) */
-    const bool tl2 = p->family == SLHDSA_FAMILY_SHA2 && n == 16 && (lat_ways() & LAT_TL2);
+     * and after the FORS roots */
+    const bool tl2 = p->family == SLHDSA_FAMILY_SHA2 && (lat_sha2_sc(n, small) & LAT_TL2);
     const int tl2_x = tl2 ? (lat_tl2_words(len) << lpb) * 4 : 0;
     const int tl2_k = tl2 ? 16 + tl16_blocks(k * n / 4) * 256 : 0;
     pl->smem = std::max({(len << lpb) * n + (2 * n << lpb) + tl2_x, 2 * n << pl->s.xg_lg,
@@ -487,13 +502,6 @@ int latency_sign(device_ctx *d, const hbs_slhdsa_params *p, uint8_t *sig, const 
     j.blocks = pl.blocks;
     j.threads = pl.threads;
     j.smem = pl.smem;
-    if (lat_one_per_sm() && pl.blocks <= st->sms) {
-        if (!st->sm_smem)
-            HBS_CUDA(cudaDeviceGetAttribute(&st->sm_smem,
-                                            cudaDevAttrMaxSharedMemoryPerMultiprocessor,
-                                            d->ordinal));
-        j.smem = std::max(j.smem, st->sm_smem / 2 + 1);
-    }
     j.counters = reinterpret_cast<uint32_t *>(st->dev);
     j.sig = st->dev + pl.o_sig;
     j.wsave = st->dev + pl.o_wsave;

@@ -84,19 +84,21 @@ template <int FAM, int N, int SC> struct lat_sites {
     static constexpr int n = FAM == FAM_SHAKE || (N == 16 && (SC & 3) == SHA_LOOPED) ? 2 : 1;
 };
 
-/* Or'ed into the kernel's SHA-256 form (SC), ways of the kernel still to be measured on a
- * GPU; the host picks them with HBS_GPU_LAT_TL2=1, HBS_GPU_LAT_SPREAD=1 and
- * HBS_GPU_LAT_FORS_FIRST=1 (SHA-2 at n = 16 only, in the default forms: lat_launch).
+/* Or'ed into the kernel's SHA-256 form (SC), ways of the kernel (SHA-2 at n = 16 only): the
+ * host picks them (lat_sha2_sc), HBS_GPU_LAT_TL2=1, _SPREAD=1, _FORS_FIRST=1 and _WIDE=1 add
+ * them to a form chosen with HBS_GPU_LAT_SHA (to compare; lat_launch has the mixes).
  * LAT_TL2: T_len and T_k in two passes (thash.cuh, tl16_*): a block holds all of a stream's
  * values at once, so its threads build the schedules of all the stream's blocks side by
  * side and one thread a stream runs only the rounds (128f: T_len, ten compressions by one
- * thread a leaf, is a third of the signature's critical path).
+ * thread a leaf, was a third of the signature's critical path, 17.5 us of it; 12.3 so).
  * LAT_SPREAD: each layer's part of the signature to the host as soon as it is done
  * (lat_layer_out), not the whole by the last block (lat_finish).
  * LAT_FORS_FIRST: the FORS blocks take the first block indices, which the GPU starts first
  * (the 's' sets' FORS trees end last: H100 128s, their public key at 262 us, the layers'
- * roots by 253). */
-enum { LAT_TL2 = 8, LAT_SPREAD = 16, LAT_FORS_FIRST = 32 };
+ * roots by 253).
+ * LAT_WIDE: launch bounds of one block an SM, so registers up to 224 (the 'f' sets run one
+ * block an SM anyway; the 's' sets need four, which caps them at 56). Not measured yet. */
+enum { LAT_TL2 = 8, LAT_SPREAD = 16, LAT_FORS_FIRST = 32, LAT_WIDE = 64 };
 
 /* Words of shared memory the two-pass T_len takes per leaf (LEN values of 16 bytes): the
  * schedules, and 4 more so that the leaves of a block start in different banks. */
@@ -616,7 +618,8 @@ template <int FAM, int N> __device__ void lat_finish(const lat_args<FAM, N> &a, 
 }
 
 template <int FAM, int N, int SC>
-__global__ void __launch_bounds__(lat_bounds<FAM, N>::threads, lat_bounds<FAM, N>::per_sm)
+__global__ void __launch_bounds__(lat_bounds<FAM, N>::threads,
+                                  (SC & LAT_WIDE) ? 1 : lat_bounds<FAM, N>::per_sm)
     k_lat_sign(const __grid_constant__ lat_args<FAM, N> a)
 {
     extern __shared__ __align__(16) uint32_t lat_sh[];
@@ -668,9 +671,13 @@ __global__ void __launch_bounds__(lat_bounds<FAM, N>::threads, lat_bounds<FAM, N
  * 2 looped, 3 rolled; 4 and 6: full and looped with SHA_IMAD), to compare them on a new GPU;
  * -1 (unset) for each set's default. Read once. */
 int lat_sha_form();
-/* The LAT_* ways the environment asks for (HBS_GPU_LAT_TL2, _SPREAD, _FORS_FIRST = 1), or'ed.
- * Read once. */
+/* The LAT_* ways the environment adds (HBS_GPU_LAT_TL2, _SPREAD, _FORS_FIRST, _WIDE = 1),
+ * or'ed. Read once. */
 int lat_ways();
+/* The SHA-2 kernel's SC for n and an 's' set (hp >= 8) or an 'f' one: the form (the set's,
+ * or HBS_GPU_LAT_SHA's, which then comes without the default ways, to compare with) and the
+ * LAT_* ways (at n = 16 the default ones, and those of lat_ways). */
+int lat_sha2_sc(int n, bool s_set);
 
 template <int FAM, int N, int SC> static int lat_launch_form(const lat_job &j, cudaStream_t st)
 {
@@ -694,7 +701,7 @@ template <int FAM, int N, int SC> static int lat_launch_form(const lat_job &j, c
     a.host_flag = j.host_flag;
     a.timing = j.timing;
     a.host_start = j.host_start;
-    if (j.smem > 48 * 1024) { /* (HBS_GPU_LAT_ONE_PER_SM: above the default limit) */
+    if (j.smem > 48 * 1024) { /* (above the default limit: no set asks for so much yet) */
         const cudaError_t e = cudaFuncSetAttribute(
             k_lat_sign<FAM, N, SC>, cudaFuncAttributeMaxDynamicSharedMemorySize, j.smem);
         if (e != cudaSuccess) {
@@ -711,43 +718,8 @@ template <int FAM, int N, int SC> static int lat_launch_form(const lat_job &j, c
 template <int FAM, int N> static int lat_launch(const lat_job &j, cudaStream_t st)
 {
     if constexpr (FAM == FAM_SHA2) {
-        /* Few warps run this kernel, each through many hash call sites once: with the fully
-         * unrolled compression they wait on instruction fetch (ncu, 128f: 35 % of the chains'
-         * and 51 % of T_len's stall samples are "no instruction"). With the looped form (6 KB
-         * of code) the same kernel ran faster: H200 128f 0.084 -> 0.067 ms, 256f 0.292 ->
-         * 0.257 ms, 128s even. At n = 24 it lost (192f 0.174 -> 0.194), so n = 24 keeps the
-         * full form. (The timing line's occupancy is the full form's kernel's.) */
-        const int form = lat_sha_form();
-        /* the 's' sets' many warps an SM hide the fetches: n = 16 runs them in the full form
-         * (H100, 128s: 0.275 -> 0.269-0.270 ms with the one call site of lat_sites). Their
-         * chains keep the integer pipe busy (ncu, 128s: 78 % of its peak over the kernel):
-         * they take the IMAD variant (hash.cuh), the 'f' sets' lone warps not */
-        const bool s_set = j.s.hp >= 8;
-        const int def = (N == 24 || (N == 16 && s_set) ? SHA_FULL : SHA_LOOPED) |
-                        (s_set ? SHA_IMAD : 0);
-        if constexpr (N == 16) {
-            switch ((form >= 0 ? form : def) | lat_ways()) {
-            case SHA_LOOPED | LAT_TL2:
-                return lat_launch_form<FAM, N, SHA_LOOPED | LAT_TL2>(j, st);
-            case SHA_LOOPED | LAT_SPREAD:
-                return lat_launch_form<FAM, N, SHA_LOOPED | LAT_SPREAD>(j, st);
-            case SHA_LOOPED | LAT_TL2 | LAT_SPREAD:
-                return lat_launch_form<FAM, N, SHA_LOOPED | LAT_TL2 | LAT_SPREAD>(j, st);
-            case SHA_FULL | SHA_IMAD | LAT_TL2:
-                return lat_launch_form<FAM, N, SHA_FULL | SHA_IMAD | LAT_TL2>(j, st);
-            case SHA_FULL | SHA_IMAD | LAT_SPREAD:
-                return lat_launch_form<FAM, N, SHA_FULL | SHA_IMAD | LAT_SPREAD>(j, st);
-            case SHA_FULL | SHA_IMAD | LAT_FORS_FIRST:
-                return lat_launch_form<FAM, N, SHA_FULL | SHA_IMAD | LAT_FORS_FIRST>(j, st);
-            case SHA_FULL | SHA_IMAD | LAT_TL2 | LAT_SPREAD | LAT_FORS_FIRST:
-                return lat_launch_form<FAM, N,
-                                       SHA_FULL | SHA_IMAD | LAT_TL2 | LAT_SPREAD | LAT_FORS_FIRST>(
-                    j, st);
-            default:
-                break; /* any other mix: the form alone */
-            }
-        }
-        switch (form >= 0 ? form : def) {
+        /* (the set's form and ways: lat_sha2_sc) */
+        switch (lat_sha2_sc(N, j.s.hp >= 8)) {
         case SHA_COMPACT:
             return lat_launch_form<FAM, N, SHA_COMPACT>(j, st);
         case SHA_LOOPED:
@@ -760,6 +732,20 @@ template <int FAM, int N> static int lat_launch(const lat_job &j, cudaStream_t s
             return lat_launch_form<FAM, N, SHA_LOOPED | SHA_IMAD>(j, st);
         default:
             break;
+        }
+        if constexpr (N == 16) {
+            switch (lat_sha2_sc(N, j.s.hp >= 8)) {
+            case SHA_LOOPED | LAT_TL2 | LAT_SPREAD:
+                return lat_launch_form<FAM, N, SHA_LOOPED | LAT_TL2 | LAT_SPREAD>(j, st);
+            case SHA_LOOPED | LAT_TL2 | LAT_SPREAD | LAT_WIDE:
+                return lat_launch_form<FAM, N, SHA_LOOPED | LAT_TL2 | LAT_SPREAD | LAT_WIDE>(j, st);
+            case SHA_FULL | SHA_IMAD | LAT_TL2 | LAT_SPREAD | LAT_FORS_FIRST:
+                return lat_launch_form<FAM, N,
+                                       SHA_FULL | SHA_IMAD | LAT_TL2 | LAT_SPREAD | LAT_FORS_FIRST>(
+                    j, st);
+            default:
+                break; /* any other mix: the full form */
+            }
         }
     }
     return lat_launch_form<FAM, N, SHA_FULL>(j, st);

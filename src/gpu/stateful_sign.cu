@@ -318,6 +318,24 @@ static const uint8_t *cached_xmss_tree(void *user, const hbs_xmss_leaf_job *job,
     return nullptr;
 }
 
+/* Whole trees (a far skip rebuilds from them): the batch's own when it built every one,
+ * else all of them from the GPU. */
+static int cached_xmss_trees(void *user, const hbs_xmss_leaf_job *jobs, size_t njobs, unsigned h,
+                             uint8_t *out)
+{
+    const cached_engine *c = (const cached_engine *)user;
+    const size_t tn = ((size_t)2 << h) - 1;
+    bool all = njobs > 0;
+    for (size_t k = 0; k < njobs && all; k++)
+        all = cached_xmss_tree(user, &jobs[k], h) != nullptr;
+    if (!all)
+        return c->gpu->xmss_trees ? c->gpu->xmss_trees(c->gpu->user, jobs, njobs, h, out)
+                                  : HBS_ERR_UNSUPPORTED;
+    for (size_t k = 0; k < njobs; k++)
+        memcpy(out + k * tn * c->n, cached_xmss_tree(user, &jobs[k], h), tn * c->n);
+    return HBS_OK;
+}
+
 static int cached_lms_leaves(void *user, const hbs_lms_leaf_job *job, uint32_t first,
                              size_t count, uint8_t *out)
 {
@@ -503,6 +521,7 @@ static int sign_many(hbs_stateful_key *key, uint8_t *sigs, size_t sb, const uint
     ce.user = &cache;
     ce.xmss_leaves = cached_xmss_leaves;
     ce.xmss_tree = cached_xmss_tree;
+    ce.xmss_trees = cached_xmss_trees;
     ce.lms_leaves = cached_lms_leaves;
     end_err = hbs_stateful_batch_end_engine(key, first + count, &ce);
     tm.mark("batch end");
