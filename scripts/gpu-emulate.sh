@@ -7,7 +7,7 @@
 # a copy of the CPU library (tests/gpu_emu/glue.cpp supplies the rest: leaves from the CPU,
 # whole XMSS trees with their levels from the emulated kernels, and key generation through
 # that engine, which fills the signer's tree cache as the GPU's does). Then the GPU tests run
-# against it: gpu_stateful/xmss (keys from whole trees equal the CPU's), verify_many and
+# against it: gpu_stateful/xmss_keys (keys from whole trees equal the CPU's), verify_many and
 # verify_device with LMS/HSS items on the kernels and on the CPU verifier and in chunks of 8 items,
 # gpu_stateful/sign_many with and without the fused signing, and fused with each L-tree
 # kernel, with the messages hashed by the host, with the trees built in groups and with no
@@ -80,7 +80,7 @@ echo "== emulated GPU batch verifier: chunks of 8 items (the first of 2) =="
 HBS_GPU_VERIFY_CHUNK=8 "$emu/hbs_tests" gpu_stateful/verify_many gpu_stateful/verify_pinned ||
     status=1
 echo "== emulated GPU key generation: whole XMSS trees, their levels by the GPU's kernels =="
-"$emu/hbs_tests" gpu_stateful/xmss || status=1
+"$emu/hbs_tests" gpu_stateful/xmss_keys || status=1
 echo "== emulated GPU batch signer =="
 "$emu/hbs_tests" gpu_stateful/sign_many gpu_stateful/sign_many_misuse || status=1
 for lt in levels serial; do

@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.." || exit 2
 
 BUILD=${BUILD:-build-gpu}
 LIMIT=${SANITIZE_TIMEOUT:-240}
-TESTS=${SANITIZE_TESTS:-"gpu/latency_all_sets gpu/verify_mixed gpu/device_resident gpu/signer gpu_stateful/lms gpu_stateful/xmss"}
+TESTS=${SANITIZE_TESTS:-"gpu/latency_all_sets gpu/verify_mixed gpu/device_resident gpu/signer gpu_stateful/lms gpu_stateful/xmss_keys"}
 
 command -v compute-sanitizer >/dev/null 2>&1 || PATH=$PATH:/usr/local/cuda/bin
 command -v compute-sanitizer >/dev/null 2>&1 || { echo "gpu-sanitize: no compute-sanitizer"; exit 2; }

@@ -1213,7 +1213,7 @@ const hbs_test hbs_tests_gpu_stateful[] = {
     {"misuse", test_gpu_stateful_misuse},
     {"lms", test_gpu_stateful_lms},
     {"hss", test_gpu_stateful_hss},
-    {"xmss", test_gpu_stateful_xmss},
+    {"xmss_keys", test_gpu_stateful_xmss},
     {"tall_and_sign", test_gpu_stateful_tall_and_sign},
     {"lms_vectors", test_gpu_stateful_lms_vectors},
     {"xmss_vectors", test_gpu_stateful_xmss_vectors},
