@@ -499,7 +499,7 @@ static int xmss_trees_gpu(void *user, const hbs_xmss_leaf_job *jobs, size_t njob
         (err = finish(d, out, dn, njobs * tn * 32)))
         return err;
     tree_cache_keep_xmss(d, jobs, njobs, dn);
-    keygen_report("xmss whole trees", njobs, count, t0);
+    keygen_report("xmss, whole trees,", njobs, count, t0);
     return HBS_OK;
 }
 
