@@ -339,6 +339,56 @@ static void keygen_report(const char *what, size_t trees, size_t leaves, double 
                 leaves, keygen_clock_ms() - t0);
 }
 
+/* HBS_GPU_KEYGEN_TIMING=2: also the GPU's own time of each step of an XMSS engine call,
+ * from events recorded between them on the stream (what to shorten next: the chains, the
+ * L-trees, the levels or the copy back). */
+struct keygen_steps {
+    static constexpr int MAX = 5;
+    const bool on;
+    cudaEvent_t ev[MAX] = {};
+    const char *name[MAX] = {};
+    int n = 0;
+    keygen_steps()
+        : on([] {
+              const char *v = getenv("HBS_GPU_KEYGEN_TIMING");
+              return v && atoi(v) >= 2;
+          }())
+    {
+    }
+    /* the end of step `what` (the first mark is the start) */
+    void mark(cudaStream_t s, const char *what)
+    {
+        if (on && n < MAX && cudaEventCreate(&ev[n]) == cudaSuccess) {
+            name[n] = what;
+            if (cudaEventRecord(ev[n], s) == cudaSuccess)
+                n++;
+            else
+                cudaEventDestroy(ev[n]);
+        }
+    }
+    void report(size_t trees, size_t leaves)
+    {
+        if (!on || n < 2 || cudaEventSynchronize(ev[n - 1]) != cudaSuccess)
+            return;
+        char line[256];
+        int at = snprintf(line, sizeof line, "hbs: gpu xmss steps (%zu tree(s) x %zu):", trees,
+                          leaves);
+        for (int i = 1; i < n && at > 0 && (size_t)at < sizeof line; i++) {
+            float ms = 0;
+            cudaEventElapsedTime(&ms, ev[i - 1], ev[i]);
+            at += snprintf(line + at, sizeof line - at, "%s %s %.3f", i > 1 ? "," : "", name[i],
+                           (double)ms);
+        }
+        fprintf(stderr, "%s ms\n", line);
+    }
+    ~keygen_steps()
+    {
+        for (int i = 0; i < n; i++)
+            cudaEventDestroy(ev[i]);
+        (void)cudaGetLastError(); /* (timing only: nothing of it is the call's error) */
+    }
+};
+
 static unsigned blocks_for(uint64_t threads)
 {
     return (unsigned)((threads + SF_THREADS - 1) / SF_THREADS);
@@ -412,7 +462,7 @@ template <int F> static void xmss_launch_generic(device_ctx *d, const xmss_args 
 /* The chains and L-trees of leaves first .. first + count - 1 of njobs trees, launched on
  * d->stream into *dl (SF_D_LEAVES: count of job 0, then job 1's, ...); d->lock held. */
 static int xmss_leaf_kernels(device_ctx *d, const hbs_xmss_leaf_job *jobs, size_t njobs,
-                             uint32_t first, size_t count, uint8_t **dl)
+                             uint32_t first, size_t count, uint8_t **dl, keygen_steps &ks)
 {
     const hbs_xmss_leaf_job *j = jobs;
     const size_t n = j->n, leaves = njobs * count, chains = leaves * j->len;
@@ -443,12 +493,15 @@ static int xmss_leaf_kernels(device_ctx *d, const hbs_xmss_leaf_job *jobs, size_
         x256_host_midstate(mid.keygen, 4, j->sk_seed);
         const uint32_t P = x256_lt_pack(x.len);
         const unsigned ct = chains <= SF_SMALL_CHAINS ? SF_CHAIN_THREADS : SF_THREADS;
+        ks.mark(d->stream, "start");
         xmss_chains_sha256<<<(unsigned)((chains + ct - 1) / ct), ct, 0, d->stream>>>(x, mid, dv);
+        ks.mark(d->stream, "chains");
         if (leaves >= SF_SERIAL_LTREE)
             xmss_ltree_sha256_serial<<<blocks_for(leaves), SF_THREADS, 0, d->stream>>>(x, mid, dv, *dl);
         else
             xmss_ltree_sha256<<<(unsigned)((leaves + P - 1) / P), X256_LT_THREADS, 0,
                                 d->stream>>>(x, mid, dv, *dl);
+        ks.mark(d->stream, "L-trees");
         hbs_memzero(&mid, sizeof mid);
     } else if (j->func == SF_SHA256) {
         xmss_launch_generic<SF_SHA256>(d, x, dv, *dl);
@@ -473,9 +526,12 @@ static int xmss_leaves_gpu(void *user, const hbs_xmss_leaf_job *jobs, size_t njo
     if (count == 0 || njobs == 0)
         return HBS_OK;
     std::lock_guard<std::mutex> g(d->lock);
-    if ((err = xmss_leaf_kernels(d, jobs, njobs, first, count, &dl)))
+    keygen_steps ks;
+    if ((err = xmss_leaf_kernels(d, jobs, njobs, first, count, &dl, ks)))
         return err;
     err = finish(d, out, dl, njobs * count * jobs[0].n);
+    ks.mark(d->stream, "copy back");
+    ks.report(njobs, count);
     keygen_report("xmss", njobs, count, t0);
     return err;
 }
@@ -494,10 +550,15 @@ static int xmss_trees_gpu(void *user, const hbs_xmss_leaf_job *jobs, size_t njob
         return HBS_ERR_UNSUPPORTED;
     const size_t count = (size_t)1 << h, tn = 2 * count - 1;
     std::lock_guard<std::mutex> g(d->lock);
-    if ((err = xmss_leaf_kernels(d, jobs, njobs, 0, count, &dl)) ||
-        (err = xmss_keygen_levels(d, jobs, njobs, h, dl, &dn)) ||
-        (err = finish(d, out, dn, njobs * tn * 32)))
+    keygen_steps ks;
+    if ((err = xmss_leaf_kernels(d, jobs, njobs, 0, count, &dl, ks)) ||
+        (err = xmss_keygen_levels(d, jobs, njobs, h, dl, &dn)))
         return err;
+    ks.mark(d->stream, "levels");
+    if ((err = finish(d, out, dn, njobs * tn * 32)))
+        return err;
+    ks.mark(d->stream, "copy back");
+    ks.report(njobs, count);
     tree_cache_keep_xmss(d, jobs, njobs, dn);
     keygen_report("xmss, whole trees,", njobs, count, t0);
     return HBS_OK;
