@@ -701,14 +701,6 @@ template <int FAM, int N, int SC> static int lat_launch_form(const lat_job &j, c
     a.host_flag = j.host_flag;
     a.timing = j.timing;
     a.host_start = j.host_start;
-    if (j.smem > 48 * 1024) { /* (above the default limit: no set asks for so much yet) */
-        const cudaError_t e = cudaFuncSetAttribute(
-            k_lat_sign<FAM, N, SC>, cudaFuncAttributeMaxDynamicSharedMemorySize, j.smem);
-        if (e != cudaSuccess) {
-            hbs_memzero(&a, sizeof a);
-            return gpu_fail(__FILE__, __LINE__, "cudaFuncSetAttribute", e);
-        }
-    }
     k_lat_sign<FAM, N, SC><<<(unsigned)j.blocks, (unsigned)j.threads, (size_t)j.smem, st>>>(a);
     const cudaError_t e = cudaGetLastError();
     hbs_memzero(&a, sizeof a);
@@ -719,7 +711,8 @@ template <int FAM, int N> static int lat_launch(const lat_job &j, cudaStream_t s
 {
     if constexpr (FAM == FAM_SHA2) {
         /* (the set's form and ways: lat_sha2_sc) */
-        switch (lat_sha2_sc(N, j.s.hp >= 8)) {
+        const int sc = lat_sha2_sc(N, j.s.hp >= 8);
+        switch (sc) {
         case SHA_COMPACT:
             return lat_launch_form<FAM, N, SHA_COMPACT>(j, st);
         case SHA_LOOPED:
@@ -734,7 +727,7 @@ template <int FAM, int N> static int lat_launch(const lat_job &j, cudaStream_t s
             break;
         }
         if constexpr (N == 16) {
-            switch (lat_sha2_sc(N, j.s.hp >= 8)) {
+            switch (sc) {
             case SHA_LOOPED | LAT_TL2 | LAT_SPREAD:
                 return lat_launch_form<FAM, N, SHA_LOOPED | LAT_TL2 | LAT_SPREAD>(j, st);
             case SHA_LOOPED | LAT_TL2 | LAT_SPREAD | LAT_WIDE:

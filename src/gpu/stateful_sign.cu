@@ -325,14 +325,15 @@ static int cached_xmss_trees(void *user, const hbs_xmss_leaf_job *jobs, size_t n
 {
     const cached_engine *c = (const cached_engine *)user;
     const size_t tn = ((size_t)2 << h) - 1;
-    bool all = njobs > 0;
-    for (size_t k = 0; k < njobs && all; k++)
-        all = cached_xmss_tree(user, &jobs[k], h) != nullptr;
-    if (!all)
+    const uint8_t *hit[12];
+    size_t k = 0;
+    while (k < njobs && k < 12 && (hit[k] = cached_xmss_tree(user, &jobs[k], h)))
+        k++;
+    if (njobs == 0 || k < njobs)
         return c->gpu->xmss_trees ? c->gpu->xmss_trees(c->gpu->user, jobs, njobs, h, out)
                                   : HBS_ERR_UNSUPPORTED;
-    for (size_t k = 0; k < njobs; k++)
-        memcpy(out + k * tn * c->n, cached_xmss_tree(user, &jobs[k], h), tn * c->n);
+    for (k = 0; k < njobs; k++)
+        memcpy(out + k * tn * c->n, hit[k], tn * c->n);
     return HBS_OK;
 }
 
