@@ -6,7 +6,7 @@
 # bytes (filled with garbage, guarded behind) and its launch a loop over its blocks. Every
 # set in its default kernel (at SHA-2 n = 16 with the LAT_* ways of lat_sha2_sc), then
 # SHA2-128f and SHA2-128s in their plain forms (HBS_GPU_LAT_SHA: the whole signature copied
-# out by the last block) and 128f with LAT_WIDE. scripts/gpu-emulate.sh (make check) runs it.
+# out by the last block). scripts/gpu-emulate.sh (make check) runs it.
 #   scripts/gpu-emulate-latency.sh [--tsan]
 # --tsan: built with ThreadSanitizer, SHA2-128f in the default kernel and its plain form:
 # a race between the threads of a block (a missing barrier) is reported and fails the run
@@ -62,8 +62,7 @@ if [ -n "$tsan" ]; then
 fi
 echo "== the one-signature kernel, emulated, against the CPU =="
 "$out/latency_test" || status=1
-echo "== the one-signature kernel, emulated: SHA-2 n = 16 in the plain forms, and 128f with LAT_WIDE =="
+echo "== the one-signature kernel, emulated: SHA-2 n = 16 in the plain forms =="
 HBS_GPU_LAT_SHA=2 "$out/latency_test" SLH-DSA-SHA2-128f || status=1
 HBS_GPU_LAT_SHA=4 "$out/latency_test" SLH-DSA-SHA2-128s || status=1
-HBS_GPU_LAT_WIDE=1 "$out/latency_test" SLH-DSA-SHA2-128f || status=1
 exit $status

@@ -141,8 +141,11 @@ int lat_sha2_sc(int n, bool s_set)
      * is done; the 's' sets' FORS blocks first. H100, median of 60, two rounds alternating
      * (bench/results/gpu-H100-s19.log): 128f 0.0636-0.0643 -> 0.0606-0.0609 ms (the two
      * passes alone 0.0616-0.0619, the copy-out alone lost: 0.0693); 128s 0.2610-0.2614 ->
-     * 0.2302-0.2304 (two passes alone 0.2379, FORS first alone 0.2521-0.2533). */
-    return def | LAT_TL2 | LAT_SPREAD | (s_set ? LAT_FORS_FIRST : 0) | ways;
+     * 0.2302-0.2304 (two passes alone 0.2379, FORS first alone 0.2521-0.2533). The 'f'
+     * sets' one block an SM may take all the registers it wants (LAT_WIDE): H200, median of
+     * 60, three rounds alternating (bench/results/gpu-H200-s20-wide.log): 128f 0.0591-0.0609
+     * -> 0.0570-0.0575 ms, plain 0.0641-0.0649. */
+    return def | LAT_TL2 | LAT_SPREAD | (s_set ? LAT_FORS_FIRST : LAT_WIDE) | ways;
 }
 
 static const lat_kernel &kernel_for(const hbs_slhdsa_params *p)
@@ -330,6 +333,9 @@ static int timing_report(lat_state *st, const hbs_slhdsa_params *p, const lat_pl
     if (err)
         return err;
     const lat_kernel &k = kernel_for(p);
+    /* (a LAT_WIDE kernel is compiled for one block an SM) */
+    const bool wide = p->family == SLHDSA_FAMILY_SHA2 &&
+                      (lat_sha2_sc((int)p->n, pl.s.hp >= 8) & LAT_WIDE);
     char line[3072];
     size_t at = 0;
     auto put = [&](const char *fmt, auto... v) {
@@ -341,7 +347,8 @@ static int timing_report(lat_state *st, const hbs_slhdsa_params *p, const lat_pl
     put("hbs: gpu latency %s: %d blocks x %d threads, smem %d B, blocks/SM %d compiled for, "
         "%d by occupancy, %d SMs; host prep %.1f us (message %.1f), launch call %.1f us, "
         "launch->kernel start seen %.1f us; GPU us from first block start:",
-        p->name, pl.blocks, pl.threads, pl.smem, k.per_sm, k.occupancy(pl.threads, pl.smem),
+        p->name, pl.blocks, pl.threads, pl.smem, wide ? 1 : k.per_sm,
+        k.occupancy(pl.threads, pl.smem),
         st->sms, us_between(h.entry, h.launch), us_between(h.msg, h.launch),
         us_between(h.launch, h.launched), us_between(h.launch, h.start_seen));
     const unsigned long long t0 = tm.first[LP_ENTRY];

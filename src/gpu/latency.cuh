@@ -97,7 +97,8 @@ template <int FAM, int N, int SC> struct lat_sites {
  * (the 's' sets' FORS trees end last: H100 128s, their public key at 262 us, the layers'
  * roots by 253).
  * LAT_WIDE: launch bounds of one block an SM, so registers up to 224 (the 'f' sets run one
- * block an SM anyway; the 's' sets need four, which caps them at 56). Not measured yet. */
+ * block an SM anyway; the 's' sets need four, which caps them at 56): 128f's chains and
+ * T_len had been held to 56 (H200, one signature 0.0591-0.0609 -> 0.0570-0.0575 ms). */
 enum { LAT_TL2 = 8, LAT_SPREAD = 16, LAT_FORS_FIRST = 32, LAT_WIDE = 64 };
 
 /* Words of shared memory the two-pass T_len takes per leaf (LEN values of 16 bytes): the
@@ -728,8 +729,6 @@ template <int FAM, int N> static int lat_launch(const lat_job &j, cudaStream_t s
         }
         if constexpr (N == 16) {
             switch (sc) {
-            case SHA_LOOPED | LAT_TL2 | LAT_SPREAD:
-                return lat_launch_form<FAM, N, SHA_LOOPED | LAT_TL2 | LAT_SPREAD>(j, st);
             case SHA_LOOPED | LAT_TL2 | LAT_SPREAD | LAT_WIDE:
                 return lat_launch_form<FAM, N, SHA_LOOPED | LAT_TL2 | LAT_SPREAD | LAT_WIDE>(j, st);
             case SHA_FULL | SHA_IMAD | LAT_TL2 | LAT_SPREAD | LAT_FORS_FIRST:
