@@ -627,11 +627,13 @@ static int xmss_trees_piped(device_ctx *d, const hbs_xmss_leaf_job *jobs, size_t
                 xmss_args xu = unit(u);
                 const uint8_t *vals = dv + u * chunk * len * 32;
                 uint8_t *leaves = dl + u * chunk * 32;
-                /* (packed whatever the size: a thread per L-tree, on a unit's few
-                 * thousand leaves, left the last unit's alone on the GPU for ms) */
-                xmss_ltree_sha256<<<(unsigned)((chunk + x256_lt_pack(x.len) - 1) /
-                                               x256_lt_pack(x.len)),
-                                    X256_LT_THREADS, 0, d->prio>>>(xu, mid, vals, leaves);
+                if (chunk >= SF_SERIAL_LTREE)
+                    xmss_ltree_sha256_serial<<<blocks_for(chunk), SF_THREADS, 0, d->prio>>>(
+                        xu, mid, (uint8_t *)vals, leaves);
+                else
+                    xmss_ltree_sha256<<<(unsigned)((chunk + x256_lt_pack(x.len) - 1) /
+                                                   x256_lt_pack(x.len)),
+                                        X256_LT_THREADS, 0, d->prio>>>(xu, mid, vals, leaves);
                 hbs_memzero(&xu, sizeof xu);
                 HBS_CUDA(cudaGetLastError());
             }
