@@ -81,7 +81,6 @@ HBS_GPU_VERIFY_CHUNK=8 "$emu/hbs_tests" gpu_stateful/verify_many gpu_stateful/ve
     status=1
 echo "== emulated GPU key generation: whole XMSS trees, their levels by the GPU's kernels =="
 "$emu/hbs_tests" gpu_stateful/xmss_keys || status=1
-HBS_GPU_KEYGEN_PIPE=0 "$emu/hbs_tests" gpu_stateful/xmss_keys || status=1
 echo "== emulated GPU batch signer =="
 "$emu/hbs_tests" gpu_stateful/sign_many gpu_stateful/sign_many_misuse || status=1
 for lt in levels serial; do

@@ -19,12 +19,6 @@ namespace hbs_gpu {
 int gpu_fail(const char *file, int line, const char *what, cudaError_t e);
 void gpu_clear_error();
 
-/* HBS_CUDA for code that must clean up: the error code (0 or HBS_ERR_GPU, recorded). */
-static inline int cuda_err(cudaError_t e, const char *what, int line)
-{
-    return e == cudaSuccess ? 0 : gpu_fail(__FILE__, line, what, e);
-}
-
 #define HBS_CUDA(call)                                                                   \
     do {                                                                                 \
         cudaError_t e_ = (call);                                                         \
@@ -73,8 +67,6 @@ struct device_ctx {
     cudaStream_t stream = nullptr;
     cudaStream_t side = nullptr;            /* FORS runs here beside the hypertree */
     cudaStream_t copy = nullptr;            /* results going back while kernels run */
-    cudaStream_t prio = nullptr;            /* the highest priority: key generation's
-                                               L-trees and levels, between its chains */
     cudaEvent_t fork = nullptr, join = nullptr;
     cudaEvent_t staged[2] = {nullptr, nullptr}; /* halves of a double-buffered upload */
     std::mutex lock;
@@ -105,13 +97,11 @@ bool dev_buf_grows(const device_ctx *d, unsigned slot, size_t bytes);
 bool host_buf_grows(const device_ctx *d, unsigned slot, size_t bytes);
 
 /* Key generation's whole XMSS trees (SHA-256, n = 32, height H; xmss_sign.cu): the levels
- * above their leaves (dleaves, 2^H of each job in turn) built on st (null: d->stream) into
- * *dnodes, each job's 2^(H+1) - 1 nodes, leaves first; HBS_ERR_UNSUPPORTED for other sets;
- * d->lock held. With before, tree by tree: before(k) puts on st what tree k's leaves wait
- * for, then its levels go there (the address-only work of all trees' levels first). */
+ * above their leaves (dleaves, 2^H of each job in turn) built on d->stream into *dnodes,
+ * each job's 2^(H+1) - 1 nodes, leaves first; HBS_ERR_UNSUPPORTED for other sets; d->lock
+ * held. */
 int xmss_keygen_levels(device_ctx *d, const hbs_xmss_leaf_job *jobs, size_t njobs, unsigned H,
-                       const uint8_t *dleaves, uint8_t **dnodes, cudaStream_t st = nullptr,
-                       const std::function<int(size_t k)> &before = {});
+                       const uint8_t *dleaves, uint8_t **dnodes);
 /* Whole trees that key generation made on the GPU, kept for the batch signer when it would
  * look for them (xmss_sign.cu, lms_sign.cu); d->lock held. XMSS: the nodes from
  * xmss_keygen_levels; LMS: the leaves in device memory at dleaves. */

@@ -82,9 +82,6 @@ static int ensure_stream(device_ctx *d)
         HBS_CUDA(cudaStreamCreateWithFlags(&d->stream, cudaStreamNonBlocking));
         HBS_CUDA(cudaStreamCreateWithFlags(&d->side, cudaStreamNonBlocking));
         HBS_CUDA(cudaStreamCreateWithFlags(&d->copy, cudaStreamNonBlocking));
-        int least = 0, greatest = 0;
-        HBS_CUDA(cudaDeviceGetStreamPriorityRange(&least, &greatest));
-        HBS_CUDA(cudaStreamCreateWithPriority(&d->prio, cudaStreamNonBlocking, greatest));
         HBS_CUDA(cudaEventCreateWithFlags(&d->fork, cudaEventDisableTiming));
         HBS_CUDA(cudaEventCreateWithFlags(&d->join, cudaEventDisableTiming));
         HBS_CUDA(cudaEventCreateWithFlags(&d->staged[0], cudaEventDisableTiming));
@@ -350,15 +347,13 @@ static void release_device(device_ctx *d)
             (void)cudaEventDestroy(*e);
         *e = nullptr;
     }
-    if (d->prio)
-        (void)cudaStreamDestroy(d->prio);
     if (d->copy)
         (void)cudaStreamDestroy(d->copy);
     if (d->side)
         (void)cudaStreamDestroy(d->side);
     if (d->stream)
         (void)cudaStreamDestroy(d->stream);
-    d->prio = d->copy = d->side = d->stream = nullptr;
+    d->copy = d->side = d->stream = nullptr;
     (void)cudaGetLastError();
 }
 

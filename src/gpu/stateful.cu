@@ -58,11 +58,6 @@ enum { SF_D_CHAINS = 48, SF_D_LEAVES = 49 };
 /* Whole trees (the engine's xmss_trees) up to this height (SFS_MAX_TREE_H, the batch
  * signer's): 4 MB of nodes a tree. */
 #define SF_MAX_WHOLE_H 16
-/* Whole trees in about this many units (xmss_trees_piped), slices of at least
- * SF_PIPE_MIN_SLICE leaves, at most SF_PIPE_MAX_UNITS units. */
-#define SF_PIPE_UNITS 4
-#define SF_PIPE_MIN_SLICE 256
-#define SF_PIPE_MAX_UNITS 16
 
 /* ---- LMS (RFC 8554) ---- */
 
@@ -541,119 +536,6 @@ static int xmss_leaves_gpu(void *user, const hbs_xmss_leaf_job *jobs, size_t njo
     return err;
 }
 
-/* HBS_GPU_KEYGEN_PIPE=u: whole XMSS trees in about u units with their steps overlapped
- * (xmss_trees_piped); 0 or 1: each step over all trees, one after another (to compare).
- * Read once. */
-static size_t keygen_pipe_units()
-{
-    static const int u = [] {
-        const char *v = getenv("HBS_GPU_KEYGEN_PIPE");
-        return v && *v ? atoi(v) : SF_PIPE_UNITS;
-    }();
-    return u < 0 ? 0 : u > SF_PIPE_MAX_UNITS ? SF_PIPE_MAX_UNITS : (size_t)u;
-}
-
-/* Whole trees (SHA-256, n = 32) with their steps overlapped. One after another, the steps
- * leave the GPU half idle at each end: the chains' last blocks, then the L-trees and levels,
- * whose few threads wait on each hash in turn (H200, the 2,048 leaves of an XMSS^MT key:
- * chains 0.78 ms, L-trees 0.18, levels 0.09). Here the chains go in units (a tree, or a
- * slice of one) alternating between d->stream and d->side, and on d->prio, whose blocks the
- * GPU starts before any waiting ones of the others, each unit's L-trees wait only for its
- * chains and each tree's levels for its L-trees: they run while later units' chains keep
- * the SMs busy. The nodes end in *dn (xmss_keygen_levels); d->stream waits for them. */
-static int xmss_trees_piped(device_ctx *d, const hbs_xmss_leaf_job *jobs, size_t njobs,
-                            unsigned h, size_t units, uint8_t **dn, keygen_steps &ks)
-{
-    const hbs_xmss_leaf_job *j = jobs;
-    const size_t count = (size_t)1 << h, len = j->len;
-    size_t S = 1; /* slices a tree */
-    while (njobs * S < units && njobs * S * 2 <= SF_PIPE_MAX_UNITS &&
-           count / (2 * S) >= SF_PIPE_MIN_SLICE)
-        S *= 2;
-    const size_t chunk = count / S, U = njobs * S;
-    uint8_t *dv, *dl;
-    int err;
-    if (njobs > SF_MAX_TREES || U > SF_PIPE_MAX_UNITS)
-        return HBS_ERR_UNSUPPORTED;
-    if ((err = dev_buf(d, SF_D_CHAINS, njobs * count * len * 32, (void **)&dv)) ||
-        (err = dev_buf(d, SF_D_LEAVES, njobs * count * 32, (void **)&dl)))
-        return err;
-    cudaEvent_t ev[SF_PIPE_MAX_UNITS];
-    size_t made = 0;
-    for (; made < U; made++)
-        if ((err = cuda_err(cudaEventCreateWithFlags(&ev[made], cudaEventDisableTiming),
-                            "cudaEventCreateWithFlags", __LINE__)))
-            break;
-    xmss_args x;
-    x256_mid mid;
-    memset(&x, 0, sizeof x);
-    memcpy(x.pub_seed, j->pub_seed, 32);
-    memcpy(x.sk_seed, j->sk_seed, 32);
-    x.ntrees = 1;
-    x.count = (uint32_t)chunk;
-    x.n = 32;
-    x.padlen = j->padlen;
-    x.len = j->len;
-    x256_host_midstate(mid.prf, 3, j->pub_seed);
-    x256_host_midstate(mid.keygen, 4, j->sk_seed);
-    /* unit u: slice u % S of tree u / S */
-    auto unit = [&](size_t u) {
-        xmss_args xu = x;
-        xu.tree[0] = jobs[u / S].tree;
-        xu.layer[0] = jobs[u / S].layer;
-        xu.first = (uint32_t)((u % S) * chunk);
-        return xu;
-    };
-    const unsigned ct = chunk * len <= SF_SMALL_CHAINS ? SF_CHAIN_THREADS : SF_THREADS;
-    ks.mark(d->stream, "start");
-    /* (the other streams start after what d->stream has before) */
-    if (!err && !(err = cuda_err(cudaEventRecord(d->fork, d->stream), "cudaEventRecord", __LINE__)) &&
-        !(err = cuda_err(cudaStreamWaitEvent(d->side, d->fork, 0), "cudaStreamWaitEvent", __LINE__)))
-        err = cuda_err(cudaStreamWaitEvent(d->prio, d->fork, 0), "cudaStreamWaitEvent", __LINE__);
-    for (size_t u = 0; u < U && !err; u++) {
-        xmss_args xu = unit(u);
-        const cudaStream_t st = u & 1 ? d->side : d->stream;
-        xmss_chains_sha256<<<(unsigned)((chunk * len + ct - 1) / ct), ct, 0, st>>>(
-            xu, mid, dv + u * chunk * len * 32);
-        hbs_memzero(&xu, sizeof xu);
-        if ((err = cuda_err(cudaGetLastError(), "xmss_chains_sha256", __LINE__)) ||
-            (err = cuda_err(cudaEventRecord(ev[u], st), "cudaEventRecord", __LINE__)))
-            break;
-    }
-    if (!err)
-        err = xmss_keygen_levels(d, jobs, njobs, h, dl, dn, d->prio, [&](size_t k) -> int {
-            for (size_t u = k * S; u < (k + 1) * S; u++) {
-                HBS_CUDA(cudaStreamWaitEvent(d->prio, ev[u], 0));
-                xmss_args xu = unit(u);
-                const uint8_t *vals = dv + u * chunk * len * 32;
-                uint8_t *leaves = dl + u * chunk * 32;
-                if (chunk >= SF_SERIAL_LTREE)
-                    xmss_ltree_sha256_serial<<<blocks_for(chunk), SF_THREADS, 0, d->prio>>>(
-                        xu, mid, (uint8_t *)vals, leaves);
-                else
-                    xmss_ltree_sha256<<<(unsigned)((chunk + x256_lt_pack(x.len) - 1) /
-                                                   x256_lt_pack(x.len)),
-                                        X256_LT_THREADS, 0, d->prio>>>(xu, mid, vals, leaves);
-                hbs_memzero(&xu, sizeof xu);
-                HBS_CUDA(cudaGetLastError());
-            }
-            return HBS_OK;
-        });
-    if (!err && !(err = cuda_err(cudaEventRecord(d->join, d->prio), "cudaEventRecord", __LINE__)))
-        err = cuda_err(cudaStreamWaitEvent(d->stream, d->join, 0), "cudaStreamWaitEvent", __LINE__);
-    ks.mark(d->stream, "chains, L-trees and levels");
-    hbs_memzero(&x, sizeof x);
-    hbs_memzero(&mid, sizeof mid);
-    if (err) { /* nothing may still run on what the next call reuses */
-        cudaStreamSynchronize(d->stream);
-        cudaStreamSynchronize(d->side);
-        cudaStreamSynchronize(d->prio);
-    }
-    for (size_t c = 0; c < made; c++)
-        cudaEventDestroy(ev[c]);
-    return err;
-}
-
 /* Whole trees (xmss_trees of the engine): the leaves, then their levels on the GPU, every
  * node copied back; the SHA-256 sets with n = 32, whose trees the batch signer keeps too. */
 static int xmss_trees_gpu(void *user, const hbs_xmss_leaf_job *jobs, size_t njobs, unsigned h,
@@ -666,18 +548,13 @@ static int xmss_trees_gpu(void *user, const hbs_xmss_leaf_job *jobs, size_t njob
     if (njobs == 0 || jobs[0].func != SF_SHA256 || jobs[0].n != 32 || !jobs[0].oid ||
         h > SF_MAX_WHOLE_H)
         return HBS_ERR_UNSUPPORTED;
-    const size_t count = (size_t)1 << h, tn = 2 * count - 1, units = keygen_pipe_units();
+    const size_t count = (size_t)1 << h, tn = 2 * count - 1;
     std::lock_guard<std::mutex> g(d->lock);
     keygen_steps ks;
-    if (units > 1) {
-        if ((err = xmss_trees_piped(d, jobs, njobs, h, units, &dn, ks)))
-            return err;
-    } else {
-        if ((err = xmss_leaf_kernels(d, jobs, njobs, 0, count, &dl, ks)) ||
-            (err = xmss_keygen_levels(d, jobs, njobs, h, dl, &dn)))
-            return err;
-        ks.mark(d->stream, "levels");
-    }
+    if ((err = xmss_leaf_kernels(d, jobs, njobs, 0, count, &dl, ks)) ||
+        (err = xmss_keygen_levels(d, jobs, njobs, h, dl, &dn)))
+        return err;
+    ks.mark(d->stream, "levels");
     if ((err = finish(d, out, dn, njobs * tn * 32)))
         return err;
     ks.mark(d->stream, "copy back");

@@ -111,6 +111,12 @@ bool tree_fill_take(device_ctx *d, const std::vector<uint32_t> &layer,
 void tree_fill_start(device_ctx *d, const std::vector<const uint8_t *> &src,
                      const uint8_t *root, size_t root_len, bool ok);
 
+/* HBS_CUDA for code that must clean up: the error code (0 or HBS_ERR_GPU, recorded). */
+static inline int cuda_err(cudaError_t e, const char *what, int line)
+{
+    return e == cudaSuccess ? 0 : gpu_fail(__FILE__, line, what, e);
+}
+
 static inline unsigned sfs_blocks(uint64_t threads)
 {
     return (unsigned)((threads + SFS_THREADS - 1) / SFS_THREADS);

@@ -153,28 +153,16 @@ static size_t xf_levels_scratch(unsigned H, uint64_t ntrees)
     return H <= SFS_LEVELS_BLOCK_H ? ntrees * (((size_t)1 << H) - 1) * 96 + 96 : 0;
 }
 
-/* The address-only parts of the inner nodes of trees [ka, kb) of f into lvp (four of each
- * H's six compressions; nothing for the trees taller than SFS_LEVELS_BLOCK_H, whose levels
- * take them inline), on stream st. */
-static void xf_levels_prep(xf_args &f, const x256_mid &mid, uint64_t ka, uint64_t kb,
-                           uint32_t *lvp, cudaStream_t st)
-{
-    const unsigned H = f.h;
-    const uint32_t nt = (uint32_t)(kb - ka);
-    f.k0 = (uint32_t)ka;
-    if (H <= SFS_LEVELS_BLOCK_H)
-        xf_levels_prep_sha256<<<sfs_blocks((uint64_t)nt * ((1u << H) - 1)), SFS_THREADS, 0, st>>>(f, mid, nt, lvp);
-}
-
 /* The inner levels of trees [ka, kb) of f, their leaves in place in nodes, on stream st
- * (lvp: their xf_levels_prep, tree ka's first). */
-static void xf_levels_up(xf_args &f, const x256_mid &mid, uint64_t ka, uint64_t kb,
-                         uint8_t *nodes, const uint32_t *lvp, cudaStream_t st)
+ * (lvp: xf_levels_scratch bytes for kb - ka trees). */
+static void xf_levels(xf_args &f, const x256_mid &mid, uint64_t ka, uint64_t kb, uint8_t *nodes,
+                      uint32_t *lvp, cudaStream_t st)
 {
     const unsigned H = f.h;
     const uint32_t nt = (uint32_t)(kb - ka);
     f.k0 = (uint32_t)ka;
     if (H <= SFS_LEVELS_BLOCK_H) {
+        xf_levels_prep_sha256<<<sfs_blocks((uint64_t)nt * ((1u << H) - 1)), SFS_THREADS, 0, st>>>(f, mid, nt, lvp);
         /* the lower half of the levels a block per subtree, then the upper half */
         const unsigned zm = H / 2 > 0 ? H / 2 : H;
         xf_levels_block_sha256<<<(unsigned)((uint64_t)nt << (H - zm)), zm > 1 ? 1u << (zm - 1) : 1u, 0, st>>>(f, nt, nodes, lvp, 1, zm);
@@ -184,15 +172,6 @@ static void xf_levels_up(xf_args &f, const x256_mid &mid, uint64_t ka, uint64_t 
         for (unsigned z = 1; z <= H; z++)
             xf_level_sha256<<<sfs_blocks((uint64_t)nt << (H - z)), SFS_THREADS, 0, st>>>(f, mid, nt, z, nodes);
     }
-}
-
-/* The inner levels of trees [ka, kb) of f, their leaves in place in nodes, on stream st
- * (lvp: xf_levels_scratch bytes for kb - ka trees). */
-static void xf_levels(xf_args &f, const x256_mid &mid, uint64_t ka, uint64_t kb, uint8_t *nodes,
-                      uint32_t *lvp, cudaStream_t st)
-{
-    xf_levels_prep(f, mid, ka, kb, lvp, st);
-    xf_levels_up(f, mid, ka, kb, nodes, lvp, st);
 }
 
 /* The fused path (SHA-256, n = 32): every tree of `trees` (the bottom layer's first, from
@@ -769,21 +748,16 @@ int xmss_batch(device_ctx *d, const hbs_leaf_engine *e, const uint8_t *st, size_
 }
 
 /* Key generation's whole trees (SHA-256, n = 32, height H): the levels above the leaves
- * (dleaves, 2^H of each job in turn) built on stream st (null: d->stream) into *dnodes,
- * each job's 2^(H+1) - 1 nodes (leaves first, then each level up); d->lock held. With
- * before, the address-only work of every tree's levels comes first, then for each tree k
- * before(k) (which puts on st what tree k's leaves wait for) and tree k's levels. */
+ * (dleaves, 2^H of each job in turn) built on d->stream into *dnodes, each job's 2^(H+1) - 1
+ * nodes (leaves first, then each level up); d->lock held. */
 int xmss_keygen_levels(device_ctx *d, const hbs_xmss_leaf_job *jobs, size_t njobs, unsigned H,
-                       const uint8_t *dleaves, uint8_t **dnodes, cudaStream_t st,
-                       const std::function<int(size_t k)> &before)
+                       const uint8_t *dleaves, uint8_t **dnodes)
 {
     const size_t tn = ((size_t)2 << H) - 1, count = (size_t)1 << H,
                  lvp_b = xf_levels_scratch(H, njobs);
     const hbs_xmss_params *p = hbs_xmss_params_by_oid(jobs[0].mt, jobs[0].oid);
     if (!p || p->func != XMSS_FUNC_SHA256 || jobs[0].n != 32 || p->tree_h != H)
         return HBS_ERR_UNSUPPORTED;
-    if (!st)
-        st = d->stream;
     /* (staged from pageable memory: the copy has its bytes when it returns, where a pinned
      * buffer of the pool could be written over by the next call before the copy runs) */
     const size_t a_tree = (4 * njobs + 7) & ~(size_t)7, up = a_tree + 8 * njobs;
@@ -799,7 +773,9 @@ int xmss_keygen_levels(device_ctx *d, const hbs_xmss_leaf_job *jobs, size_t njob
         ((uint32_t *)hup)[k] = jobs[k].layer;
         ((uint64_t *)(hup + a_tree))[k] = jobs[k].tree;
     }
-    HBS_CUDA(cudaMemcpyAsync(dup, hup, up, cudaMemcpyHostToDevice, st));
+    HBS_CUDA(cudaMemcpyAsync(dup, hup, up, cudaMemcpyHostToDevice, d->stream));
+    HBS_CUDA(cudaMemcpy2DAsync(*dnodes, tn * 32, dleaves, count * 32, count * 32, njobs,
+                               cudaMemcpyDeviceToDevice, d->stream));
     xf_args f;
     memset(&f, 0, sizeof f);
     memcpy(f.x.pub_seed, jobs[0].pub_seed, 32); /* the levels need no secret */
@@ -812,22 +788,7 @@ int xmss_keygen_levels(device_ctx *d, const hbs_xmss_leaf_job *jobs, size_t njob
     x256_mid mid;
     memset(&mid, 0, sizeof mid);
     x256_host_midstate(mid.prf, 3, jobs[0].pub_seed);
-    if (!before) {
-        HBS_CUDA(cudaMemcpy2DAsync(*dnodes, tn * 32, dleaves, count * 32, count * 32, njobs,
-                                   cudaMemcpyDeviceToDevice, st));
-        xf_levels(f, mid, 0, njobs, *dnodes, dlvp, st);
-        HBS_CUDA(cudaGetLastError());
-        return HBS_OK;
-    }
-    xf_levels_prep(f, mid, 0, njobs, dlvp, st);
-    for (size_t k = 0; k < njobs; k++) {
-        if ((err = before(k)))
-            return err;
-        HBS_CUDA(cudaMemcpyAsync(*dnodes + k * tn * 32, dleaves + k * count * 32, count * 32,
-                                 cudaMemcpyDeviceToDevice, st));
-        xf_levels_up(f, mid, k, k + 1, *dnodes,
-                     dlvp ? dlvp + k * (((size_t)1 << H) - 1) * 24 : nullptr, st);
-    }
+    xf_levels(f, mid, 0, njobs, *dnodes, dlvp, d->stream);
     HBS_CUDA(cudaGetLastError());
     return HBS_OK;
 }

@@ -149,9 +149,7 @@ static int emu_xmss(void *user, const hbs_xmss_leaf_job *jobs, size_t njobs, uin
 }
 
 /* Whole trees as the GPU's engine makes them: the leaves here, the levels by the emulated
- * kernels (xmss_keygen_levels), which also fill the batch signer's tree cache. As on the
- * GPU, unless HBS_GPU_KEYGEN_PIPE is 0 or 1, tree by tree after the address-only work of
- * all (xmss_trees_piped); each tree's leaves are written only when it asks for them. */
+ * kernels (xmss_keygen_levels), which also fill the batch signer's tree cache. */
 static int emu_xmss_trees(void *user, const hbs_xmss_leaf_job *jobs, size_t njobs, unsigned h,
                           uint8_t *out)
 {
@@ -159,19 +157,11 @@ static int emu_xmss_trees(void *user, const hbs_xmss_leaf_job *jobs, size_t njob
     if (njobs == 0 || jobs[0].func != XMSS_FUNC_SHA256 || n != 32 || !jobs[0].oid || h > 16)
         return HBS_ERR_UNSUPPORTED;
     std::vector<uint8_t> leaves(njobs * count * n);
-    const char *pipe = getenv("HBS_GPU_KEYGEN_PIPE");
-    const bool piped = !pipe || !*pipe || atoi(pipe) > 1;
-    int err = piped ? HBS_OK : emu_xmss(user, jobs, njobs, 0, count, leaves.data());
+    int err = emu_xmss(user, jobs, njobs, 0, count, leaves.data());
     hbs_gpu::device_ctx *d = (hbs_gpu::device_ctx *)user;
     std::lock_guard<std::mutex> g(d->lock);
     uint8_t *dn = nullptr;
-    if (!err && piped)
-        err = hbs_gpu::xmss_keygen_levels(d, jobs, njobs, h, leaves.data(), &dn, nullptr,
-                                          [&](size_t k) {
-                                              return emu_xmss(user, jobs + k, 1, 0, count,
-                                                              leaves.data() + k * count * n);
-                                          });
-    else if (!err)
+    if (!err)
         err = hbs_gpu::xmss_keygen_levels(d, jobs, njobs, h, leaves.data(), &dn);
     if (err)
         return err;

@@ -58,10 +58,6 @@ static inline int cudaSetDevice(int) { return 0; }
 namespace hbs_gpu {
 
 static inline int gpu_fail(const char *, int, const char *, cudaError_t) { return -99; }
-static inline int cuda_err(cudaError_t e, const char *what, int line)
-{
-    return e == cudaSuccess ? 0 : gpu_fail(__FILE__, line, what, e);
-}
 static inline void gpu_clear_error() {}
 #define HBS_CUDA(call)                                                                   \
     do {                                                                                 \
@@ -167,8 +163,7 @@ static inline bool host_buf_grows(const device_ctx *d, unsigned slot, size_t byt
 int leaf_engine_on(device_ctx *d, hbs_leaf_engine *e);
 
 int xmss_keygen_levels(device_ctx *d, const hbs_xmss_leaf_job *jobs, size_t njobs, unsigned H,
-                       const uint8_t *dleaves, uint8_t **dnodes, cudaStream_t st = nullptr,
-                       const std::function<int(size_t k)> &before = {});
+                       const uint8_t *dleaves, uint8_t **dnodes);
 void tree_cache_keep_xmss(device_ctx *d, const hbs_xmss_leaf_job *jobs, size_t njobs,
                           const uint8_t *dnodes);
 void tree_cache_keep_lms(device_ctx *d, const hbs_lms_leaf_job *job, uint32_t first,
