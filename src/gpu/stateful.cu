@@ -218,7 +218,8 @@ template <int F> __global__ void xmss_ltree_generic(xmss_args x, const uint8_t *
 }
 
 
-__global__ void xmss_chains_sha256(xmss_args x, x256_mid mid, uint8_t *vals)
+__device__ __forceinline__ void xmss_chain_one(const xmss_args &x, const x256_mid &mid,
+                                               uint8_t *vals)
 {
     const uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= (uint64_t)x.ntrees * x.count * x.len)
@@ -252,6 +253,19 @@ __global__ void xmss_chains_sha256(xmss_args x, x256_mid mid, uint8_t *vals)
 #pragma unroll
     for (int k = 0; k < 8; k++)
         put_be32(vals + t * 32 + 4 * k, v[k]);
+}
+
+__global__ void xmss_chains_sha256(xmss_args x, x256_mid mid, uint8_t *vals)
+{
+    xmss_chain_one(x, mid, vals);
+}
+
+/* The same with its registers capped (sf_chain_minb: blocks of 256 an SM), to compare */
+template <int MINB>
+__global__ void __launch_bounds__(256, MINB) xmss_chains_sha256_cap(xmss_args x, x256_mid mid,
+                                                                    uint8_t *vals)
+{
+    xmss_chain_one(x, mid, vals);
 }
 
 /* The L-trees of x256_lt_pack(len) leaves per block (x256_ltree_packed); the chain ends
@@ -494,7 +508,17 @@ static int xmss_leaf_kernels(device_ctx *d, const hbs_xmss_leaf_job *jobs, size_
         const uint32_t P = x256_lt_pack(x.len);
         const unsigned ct = chains <= SF_SMALL_CHAINS ? SF_CHAIN_THREADS : SF_THREADS;
         ks.mark(d->stream, "start");
-        xmss_chains_sha256<<<(unsigned)((chains + ct - 1) / ct), ct, 0, d->stream>>>(x, mid, dv);
+        const unsigned cb = (unsigned)((chains + ct - 1) / ct);
+        switch (sf_chain_minb()) {
+        case 3:
+            xmss_chains_sha256_cap<3><<<cb, ct, 0, d->stream>>>(x, mid, dv);
+            break;
+        case 4:
+            xmss_chains_sha256_cap<4><<<cb, ct, 0, d->stream>>>(x, mid, dv);
+            break;
+        default:
+            xmss_chains_sha256<<<cb, ct, 0, d->stream>>>(x, mid, dv);
+        }
         ks.mark(d->stream, "chains");
         if (leaves >= SF_SERIAL_LTREE)
             xmss_ltree_sha256_serial<<<blocks_for(leaves), SF_THREADS, 0, d->stream>>>(x, mid, dv, *dl);

@@ -269,6 +269,20 @@ static __device__ __noinline__ void sf_compress256(uint32_t st[8], uint32_t w[16
     sha256_compress(st, w);
 }
 
+/* HBS_GPU_CHAIN_REGS=64|80: the XMSS SHA-256 chain kernels (key generation's and the batch
+ * signer's) in an instance whose registers are capped so that 4 (64) or 3 (80) blocks of 256
+ * threads fit an SM, against the default's 96 and 127 (2 blocks; to compare). The blocks an
+ * SM asked of the compiler, or 0 for the default instance. Read once. */
+static inline int sf_chain_minb()
+{
+    static const int b = [] {
+        const char *v = getenv("HBS_GPU_CHAIN_REGS");
+        const int r = v ? atoi(v) : 0;
+        return r == 64 ? 4 : r == 80 ? 3 : 0;
+    }();
+    return b;
+}
+
 /* SHA-256 with n = 32 in registers: every PRF starts from the midstate of
  * toByte(3, 32) || PUB_SEED, every PRF_keygen from that of toByte(4, 32) || SK_SEED (both
  * made by the host, x256_host_midstate, and passed to the kernels). */

@@ -330,7 +330,16 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
             const uint64_t m = kb - k0 < slice_trees ? kb - k0 : slice_trees;
             f.k0 = (uint32_t)k0;
             f.leaves = m << H;
-            xf_chains_sha256<<<sfs_blocks(f.leaves * len), SFS_THREADS, 0, st>>>(f, xmid, dvals[q]);
+            switch (sf_chain_minb()) {
+            case 3:
+                xf_chains_sha256_cap<3><<<sfs_blocks(f.leaves * len), SFS_THREADS, 0, st>>>(f, xmid, dvals[q]);
+                break;
+            case 4:
+                xf_chains_sha256_cap<4><<<sfs_blocks(f.leaves * len), SFS_THREADS, 0, st>>>(f, xmid, dvals[q]);
+                break;
+            default:
+                xf_chains_sha256<<<sfs_blocks(f.leaves * len), SFS_THREADS, 0, st>>>(f, xmid, dvals[q]);
+            }
             const lt_kind lt = kind(m);
             if (lt == LT_SERIAL) {
                 xf_ltree_serial_sha256<<<sfs_blocks(f.leaves), SFS_THREADS, 0, st>>>(f, xmid, dvals[q], dnodes);

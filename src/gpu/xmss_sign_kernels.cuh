@@ -212,7 +212,8 @@ __global__ void xf_messages_sha256(xf_msg_args m)
 
 /* One thread per chain: secret, 15 steps, the end to vals (leaf-major); the value after the
  * signed digit to the job's signature when the leaf signs one. */
-__global__ void xf_chains_sha256(xf_args f, x256_mid mid, uint8_t *vals)
+__device__ __forceinline__ void xf_chains_one(const xf_args &f, const x256_mid &mid,
+                                              uint8_t *vals)
 {
     const uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= f.leaves * f.x.len)
@@ -243,6 +244,19 @@ __global__ void xf_chains_sha256(xf_args f, x256_mid mid, uint8_t *vals)
 #pragma unroll
     for (int b = 0; b < 8; b++)
         put_be32(vals + t * 32 + 4 * b, v[b]);
+}
+
+__global__ void xf_chains_sha256(xf_args f, x256_mid mid, uint8_t *vals)
+{
+    xf_chains_one(f, mid, vals);
+}
+
+/* The same with its registers capped (sf_chain_minb: blocks of 256 an SM), to compare */
+template <int MINB>
+__global__ void __launch_bounds__(256, MINB) xf_chains_sha256_cap(xf_args f, x256_mid mid,
+                                                                  uint8_t *vals)
+{
+    xf_chains_one(f, mid, vals);
 }
 
 /* The L-tree of leaf g from its chain ends (len nodes at vals + g * len * 32): in place. */
