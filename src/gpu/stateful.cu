@@ -509,7 +509,10 @@ static int xmss_leaf_kernels(device_ctx *d, const hbs_xmss_leaf_job *jobs, size_
         const unsigned ct = chains <= SF_SMALL_CHAINS ? SF_CHAIN_THREADS : SF_THREADS;
         ks.mark(d->stream, "start");
         const unsigned cb = (unsigned)((chains + ct - 1) / ct);
-        switch (sf_chain_minb()) {
+        /* (capped, the chains of key generation ran slower: H100, XMSS_10 0.40-0.42 ms
+         * uncapped, 0.43-0.45 at 80 registers, 0.42-0.43 at 64; XMSS_16's whole call 22.7 ms,
+         * 25.7-26.3, 26.3-26.7: bench/results/gpu-H100-s20-regs.log) */
+        switch (sf_chain_minb(0)) {
         case 3:
             xmss_chains_sha256_cap<3><<<cb, ct, 0, d->stream>>>(x, mid, dv);
             break;

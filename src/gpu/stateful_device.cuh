@@ -269,18 +269,20 @@ static __device__ __noinline__ void sf_compress256(uint32_t st[8], uint32_t w[16
     sha256_compress(st, w);
 }
 
-/* HBS_GPU_CHAIN_REGS=64|80: the XMSS SHA-256 chain kernels (key generation's and the batch
+/* HBS_GPU_CHAIN_REGS=64|80|0: the XMSS SHA-256 chain kernels (key generation's and the batch
  * signer's) in an instance whose registers are capped so that 4 (64) or 3 (80) blocks of 256
- * threads fit an SM, against the default's 96 and 127 (2 blocks; to compare). The blocks an
- * SM asked of the compiler, or 0 for the default instance. Read once. */
-static inline int sf_chain_minb()
+ * threads fit an SM, or uncapped (0: 96 and 127 registers, 2 blocks), to compare. The blocks
+ * an SM asked of the compiler (0: uncapped), or dflt when unset. Read once. */
+static inline int sf_chain_minb(int dflt)
 {
     static const int b = [] {
         const char *v = getenv("HBS_GPU_CHAIN_REGS");
-        const int r = v ? atoi(v) : 0;
+        if (!v || !*v)
+            return -1;
+        const int r = atoi(v);
         return r == 64 ? 4 : r == 80 ? 3 : 0;
     }();
-    return b;
+    return b < 0 ? dflt : b;
 }
 
 /* SHA-256 with n = 32 in registers: every PRF starts from the midstate of

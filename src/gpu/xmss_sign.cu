@@ -330,7 +330,10 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
             const uint64_t m = kb - k0 < slice_trees ? kb - k0 : slice_trees;
             f.k0 = (uint32_t)k0;
             f.leaves = m << H;
-            switch (sf_chain_minb()) {
+            /* capped at 80 registers, 3 blocks an SM instead of 2: H100, XMSSMT-SHA2_20/2_256
+             * batches of 16,384, median of 5, two rounds: 9.540-9.546 ms -> 8.988-9.118
+             * (64 registers: 8.997-9.297; bench/results/gpu-H100-s20-regs.log) */
+            switch (sf_chain_minb(3)) {
             case 3:
                 xf_chains_sha256_cap<3><<<sfs_blocks(f.leaves * len), SFS_THREADS, 0, st>>>(f, xmid, dvals[q]);
                 break;

@@ -251,7 +251,7 @@ __global__ void xf_chains_sha256(xf_args f, x256_mid mid, uint8_t *vals)
     xf_chains_one(f, mid, vals);
 }
 
-/* The same with its registers capped (sf_chain_minb: blocks of 256 an SM), to compare */
+/* The same with its registers capped (sf_chain_minb: blocks of 256 an SM; 3 by default) */
 template <int MINB>
 __global__ void __launch_bounds__(256, MINB) xf_chains_sha256_cap(xf_args f, x256_mid mid,
                                                                   uint8_t *vals)
