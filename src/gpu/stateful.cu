@@ -218,8 +218,7 @@ template <int F> __global__ void xmss_ltree_generic(xmss_args x, const uint8_t *
 }
 
 
-__device__ __forceinline__ void xmss_chain_one(const xmss_args &x, const x256_mid &mid,
-                                               uint8_t *vals)
+__global__ void xmss_chains_sha256(xmss_args x, x256_mid mid, uint8_t *vals)
 {
     const uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= (uint64_t)x.ntrees * x.count * x.len)
@@ -253,19 +252,6 @@ __device__ __forceinline__ void xmss_chain_one(const xmss_args &x, const x256_mi
 #pragma unroll
     for (int k = 0; k < 8; k++)
         put_be32(vals + t * 32 + 4 * k, v[k]);
-}
-
-__global__ void xmss_chains_sha256(xmss_args x, x256_mid mid, uint8_t *vals)
-{
-    xmss_chain_one(x, mid, vals);
-}
-
-/* The same with its registers capped (sf_chain_minb: blocks of 256 an SM), to compare */
-template <int MINB>
-__global__ void __launch_bounds__(256, MINB) xmss_chains_sha256_cap(xmss_args x, x256_mid mid,
-                                                                    uint8_t *vals)
-{
-    xmss_chain_one(x, mid, vals);
 }
 
 /* The L-trees of x256_lt_pack(len) leaves per block (x256_ltree_packed); the chain ends
@@ -508,20 +494,10 @@ static int xmss_leaf_kernels(device_ctx *d, const hbs_xmss_leaf_job *jobs, size_
         const uint32_t P = x256_lt_pack(x.len);
         const unsigned ct = chains <= SF_SMALL_CHAINS ? SF_CHAIN_THREADS : SF_THREADS;
         ks.mark(d->stream, "start");
-        const unsigned cb = (unsigned)((chains + ct - 1) / ct);
-        /* (capped, the chains of key generation ran slower: H100, XMSS_10 0.40-0.42 ms
-         * uncapped, 0.43-0.45 at 80 registers, 0.42-0.43 at 64; XMSS_16's whole call 22.7 ms,
-         * 25.7-26.3, 26.3-26.7: bench/results/gpu-H100-s20-regs.log) */
-        switch (sf_chain_minb(0)) {
-        case 3:
-            xmss_chains_sha256_cap<3><<<cb, ct, 0, d->stream>>>(x, mid, dv);
-            break;
-        case 4:
-            xmss_chains_sha256_cap<4><<<cb, ct, 0, d->stream>>>(x, mid, dv);
-            break;
-        default:
-            xmss_chains_sha256<<<cb, ct, 0, d->stream>>>(x, mid, dv);
-        }
+        /* (uncapped: capped at 80 or 64 registers, like the batch signer's, these chains ran
+         * slower: H100, XMSS_10 0.40-0.42 ms against 0.42-0.45, XMSS_16's whole call 22.7
+         * against 25.7-26.7 ms; bench/results/gpu-H100-s20-regs.log) */
+        xmss_chains_sha256<<<(unsigned)((chains + ct - 1) / ct), ct, 0, d->stream>>>(x, mid, dv);
         ks.mark(d->stream, "chains");
         if (leaves >= SF_SERIAL_LTREE)
             xmss_ltree_sha256_serial<<<blocks_for(leaves), SF_THREADS, 0, d->stream>>>(x, mid, dv, *dl);

@@ -269,10 +269,10 @@ static __device__ __noinline__ void sf_compress256(uint32_t st[8], uint32_t w[16
     sha256_compress(st, w);
 }
 
-/* HBS_GPU_CHAIN_REGS=64|80|0: the XMSS SHA-256 chain kernels (key generation's and the batch
- * signer's) in an instance whose registers are capped so that 4 (64) or 3 (80) blocks of 256
- * threads fit an SM, or uncapped (0: 96 and 127 registers, 2 blocks), to compare. The blocks
- * an SM asked of the compiler (0: uncapped), or dflt when unset. Read once. */
+/* HBS_GPU_CHAIN_REGS=64|80|0: the batch signer's XMSS SHA-256 chain kernel in the instance
+ * whose registers are capped so that 4 (64) or 3 (80) blocks of 256 threads fit an SM, or
+ * uncapped (0: 127 registers, 2 blocks), to compare. The blocks an SM asked of the compiler
+ * (0: uncapped), or dflt when unset. Read once. */
 static inline int sf_chain_minb(int dflt)
 {
     static const int b = [] {
