@@ -285,6 +285,32 @@ static inline int sf_chain_minb(int dflt)
     return b < 0 ? dflt : b;
 }
 
+/* The working variables after rounds 0 .. 7 from the IV of a block whose words 0 .. 6 are
+ * zero and word 7 is w7, worked out by the compiler. XMSS's F and H key their hash with a
+ * first block toByte(0 or 1, 32) || KEY: a quarter of its rounds need not run. */
+__host__ __device__ constexpr sha256_vars sha256_iv_rounds8(uint32_t w7)
+{
+    constexpr uint32_t k[8] = {0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5,
+                               0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5};
+    uint32_t s[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+                     0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+    for (int i = 0; i < 8; i++) {
+        const uint32_t a = s[0], e = s[4];
+        const uint32_t s1 = (e >> 6 | e << 26) ^ (e >> 11 | e << 21) ^ (e >> 25 | e << 7),
+                       s0 = (a >> 2 | a << 30) ^ (a >> 13 | a << 19) ^ (a >> 22 | a << 10);
+        const uint32_t t1 = s[7] + s1 + ((e & s[5]) ^ (~e & s[6])) + k[i] + (i == 7 ? w7 : 0),
+                       t2 = s0 + ((a & s[1]) ^ (a & s[2]) ^ (s[1] & s[2]));
+        for (int j = 7; j > 0; j--)
+            s[j] = s[j - 1];
+        s[4] += t1;
+        s[0] = t1 + t2;
+    }
+    sha256_vars r = {};
+    for (int j = 0; j < 8; j++)
+        r.v[j] = s[j];
+    return r;
+}
+
 /* SHA-256 with n = 32 in registers: every PRF starts from the midstate of
  * toByte(3, 32) || PUB_SEED, every PRF_keygen from that of toByte(4, 32) || SK_SEED (both
  * made by the host, x256_host_midstate, and passed to the kernels). */
@@ -365,6 +391,51 @@ __device__ __forceinline__ void x256_f_prep(uint32_t st1[8], uint32_t bm[8],
     x256_compress<INL>(st1, w);
 }
 
+/* x256_f_prep (inline) without the rounds known ahead: the key's and the mask's PRF differ
+ * only from word 7 on, so they share rounds 0 .. 6, and F's first block starts with eight
+ * zero words, whose rounds are constants (22 of the three compressions' 192 rounds less).
+ * For the verifier, whose F calls are many and short (H100: XMSS-SHA2_10_256 batches of
+ * 16,384 2.51-2.57 -> 2.72 M/s). The chains of key generation and signing keep x256_f_prep:
+ * there the same folding (and the chain's rounds 0 .. 5 done once) tied or lost, twice
+ * (dfcb764; session 21, bench/results/gpu-H100-s21-fold.log): those kernels are not bound
+ * by their instruction count. */
+__device__ __forceinline__ void x256_f_prep_folded(uint32_t st1[8], uint32_t bm[8],
+                                                   const uint32_t mid[8], uint32_t a[8])
+{
+    constexpr int FORM = HBS_GPU_SHA256_FORM;
+    constexpr sha256_vars zero8 = sha256_iv_rounds8(0);
+    uint32_t key[8], w[16], wk[16];
+    sha256_vars s7;
+#pragma unroll
+    for (int k = 0; k < 8; k++) {
+        w[k] = a[k];
+        s7.v[k] = mid[k];
+        key[k] = mid[k];
+        bm[k] = mid[k];
+    }
+    sha256_rounds<0, 7>(s7, w);
+    w[8] = 0x80000000u;
+#pragma unroll
+    for (int k = 9; k < 15; k++)
+        w[k] = 0;
+    w[15] = 768;
+#pragma unroll
+    for (int k = 0; k < 16; k++)
+        wk[k] = w[k];
+    wk[7] = 0;
+    sha256_compress_from<7, FORM>(key, s7, wk);
+    w[7] = 1;
+    sha256_compress_from<7, FORM>(bm, s7, w);
+    a[7] = 1;
+#pragma unroll
+    for (int k = 0; k < 8; k++) {
+        w[k] = 0;
+        w[8 + k] = key[k];
+    }
+    sha256_iv(st1);
+    sha256_compress_from<8, FORM>(st1, zero8, w);
+}
+
 /* F's last block, the one that depends on v: v = compress(st1, (v ^ bm) || padding). */
 template <bool INL = false>
 __device__ __forceinline__ void x256_f_data(uint32_t v[8], const uint32_t st1[8],
@@ -392,7 +463,10 @@ template <bool INL = false>
 __device__ __forceinline__ void x256_f(uint32_t v[8], const uint32_t mid[8], uint32_t a[8])
 {
     uint32_t st1[8], bm[8];
-    x256_f_prep<INL>(st1, bm, mid, a);
+    if constexpr (INL)
+        x256_f_prep_folded(st1, bm, mid, a);
+    else
+        x256_f_prep<INL>(st1, bm, mid, a);
     x256_f_data<INL>(v, st1, bm);
 }
 
@@ -434,21 +508,66 @@ __device__ __forceinline__ void x256_h_prep(uint32_t st1[8], uint32_t bm0[8], ui
                                             const uint32_t mid[8], uint32_t a[8])
 {
     uint32_t key[8], w[16];
-    a[7] = 0;
-    x256_prf<INL>(key, mid, a);
+    if constexpr (INL) {
+        /* the three PRFs share rounds 0 .. 6; H's first block toByte(1, 32) || KEY starts
+         * with eight words known ahead (22 of the four compressions' 256 rounds less) */
+        constexpr int FORM = HBS_GPU_SHA256_FORM;
+        constexpr sha256_vars one8 = sha256_iv_rounds8(1);
+        sha256_vars s7;
 #pragma unroll
-    for (int k = 0; k < 7; k++)
-        w[k] = 0;
-    w[7] = 1;
+        for (int k = 0; k < 8; k++) {
+            w[k] = a[k];
+            s7.v[k] = mid[k];
+            key[k] = mid[k];
+            bm0[k] = mid[k];
+            bm1[k] = mid[k];
+        }
+        sha256_rounds<0, 7>(s7, w);
+        w[8] = 0x80000000u;
 #pragma unroll
-    for (int k = 0; k < 8; k++)
-        w[8 + k] = key[k];
-    sha256_iv(st1);
-    x256_compress<INL>(st1, w);
-    a[7] = 1;
-    x256_prf<INL>(bm0, mid, a);
-    a[7] = 2;
-    x256_prf<INL>(bm1, mid, a);
+        for (int k = 9; k < 15; k++)
+            w[k] = 0;
+        w[15] = 768;
+        uint32_t wx[16];
+#pragma unroll
+        for (int k = 0; k < 16; k++)
+            wx[k] = w[k];
+        wx[7] = 0;
+        sha256_compress_from<7, FORM>(key, s7, wx);
+#pragma unroll
+        for (int k = 0; k < 16; k++)
+            wx[k] = w[k];
+        wx[7] = 1;
+        sha256_compress_from<7, FORM>(bm0, s7, wx);
+        w[7] = 2;
+        sha256_compress_from<7, FORM>(bm1, s7, w);
+        a[7] = 2;
+#pragma unroll
+        for (int k = 0; k < 7; k++)
+            w[k] = 0;
+        w[7] = 1;
+#pragma unroll
+        for (int k = 0; k < 8; k++)
+            w[8 + k] = key[k];
+        sha256_iv(st1);
+        sha256_compress_from<8, FORM>(st1, one8, w);
+    } else {
+        a[7] = 0;
+        x256_prf<INL>(key, mid, a);
+#pragma unroll
+        for (int k = 0; k < 7; k++)
+            w[k] = 0;
+        w[7] = 1;
+#pragma unroll
+        for (int k = 0; k < 8; k++)
+            w[8 + k] = key[k];
+        sha256_iv(st1);
+        x256_compress<INL>(st1, w);
+        a[7] = 1;
+        x256_prf<INL>(bm0, mid, a);
+        a[7] = 2;
+        x256_prf<INL>(bm1, mid, a);
+    }
 }
 
 /* H's two blocks that depend on the children l and r. */
