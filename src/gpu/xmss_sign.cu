@@ -12,8 +12,10 @@ namespace hbs_gpu {
 #define SFS_F_SLICE ((uint64_t)1 << 18)
 /* The fused path builds the bottom layer's trees in up to this many groups, on two streams
  * by turns, each group's signatures going back to the host while the next is built; batches
- * of signatures under SFS_F_GROUP_MIN_BYTES in all are one group. */
-#define SFS_F_GROUPS 4
+ * of signatures under SFS_F_GROUP_MIN_BYTES in all are one group. (H100, XMSSMT-SHA2_20/2_256
+ * batches of 16,384, median of 7, two rounds: 2 groups 9.79/9.86 ms, 4 9.08/8.76, 8
+ * 8.63/8.60, 16 9.99/9.74; bench/results/gpu-H100-s21-groups.log) */
+#define SFS_F_GROUPS 8
 #define SFS_F_GROUP_MIN_BYTES ((size_t)4 << 20)
 /* HBS_GPU_SIGN_GROUPS=N sets the groups (at most this many), whatever the batch's size. */
 #define SFS_F_GROUPS_MAX 16
