@@ -391,27 +391,24 @@ __device__ __forceinline__ void x256_f_prep(uint32_t st1[8], uint32_t bm[8],
     x256_compress<INL>(st1, w);
 }
 
-/* x256_f_prep (inline) without the rounds known ahead: the key's and the mask's PRF differ
- * only from word 7 on, so they share rounds 0 .. 6, and F's first block starts with eight
- * zero words, whose rounds are constants (22 of the three compressions' 192 rounds less).
- * For the verifier, whose F calls are many and short (H100: XMSS-SHA2_10_256 batches of
- * 16,384 2.51-2.57 -> 2.72 M/s). The chains of key generation and signing keep x256_f_prep:
- * there the same folding (and the chain's rounds 0 .. 5 done once) tied or lost, twice
- * (dfcb764; session 21, bench/results/gpu-H100-s21-fold.log): those kernels are not bound
- * by their instruction count. */
-__device__ __forceinline__ void x256_f_prep_folded(uint32_t st1[8], uint32_t bm[8],
-                                                   const uint32_t mid[8], uint32_t a[8])
+/* The verifier's F and H leave out rounds known ahead (x256_f_prep_folded, x256_h_prep<true>):
+ * a step's PRFs at a differ only from ADRS word 7 (keyAndMask) on, so they share rounds
+ * 0 .. 6, and the keyed first block toByte(TAG, 32) || KEY starts with eight constant words.
+ * The verifier's F calls are many and short (H100: XMSS-SHA2_10_256 batches of 16,384
+ * 2.51-2.57 -> 2.72 M/s). The chains of key generation and signing keep x256_f_prep: there
+ * the same folding (and a chain's rounds 0 .. 5 done once) tied or lost, twice (dfcb764;
+ * session 21, bench/results/gpu-H100-s21-fold.log): those kernels are not bound by their
+ * instruction count. */
+
+/* Rounds 0 .. 6 of the PRF block ADRS || padding at a, from mid, into s7; w gets the block
+ * (word 7 left to x256_prf_from7). */
+__device__ __forceinline__ void x256_prf_rounds7(sha256_vars &s7, uint32_t w[16],
+                                                 const uint32_t mid[8], const uint32_t a[8])
 {
-    constexpr int FORM = HBS_GPU_SHA256_FORM;
-    constexpr sha256_vars zero8 = sha256_iv_rounds8(0);
-    uint32_t key[8], w[16], wk[16];
-    sha256_vars s7;
 #pragma unroll
     for (int k = 0; k < 8; k++) {
         w[k] = a[k];
         s7.v[k] = mid[k];
-        key[k] = mid[k];
-        bm[k] = mid[k];
     }
     sha256_rounds<0, 7>(s7, w);
     w[8] = 0x80000000u;
@@ -419,21 +416,50 @@ __device__ __forceinline__ void x256_f_prep_folded(uint32_t st1[8], uint32_t bm[
     for (int k = 9; k < 15; k++)
         w[k] = 0;
     w[15] = 768;
+}
+
+/* The PRF at x256_prf_rounds7's address with keyAndMask km. */
+__device__ __forceinline__ void x256_prf_from7(uint32_t out[8], const uint32_t mid[8],
+                                               const sha256_vars &s7, const uint32_t w[16],
+                                               uint32_t km)
+{
+    uint32_t wk[16];
 #pragma unroll
     for (int k = 0; k < 16; k++)
         wk[k] = w[k];
-    wk[7] = 0;
-    sha256_compress_from<7, FORM>(key, s7, wk);
-    w[7] = 1;
-    sha256_compress_from<7, FORM>(bm, s7, w);
-    a[7] = 1;
+    wk[7] = km;
+#pragma unroll
+    for (int k = 0; k < 8; k++)
+        out[k] = mid[k];
+    sha256_compress_from<7, HBS_GPU_SHA256_FORM>(out, s7, wk);
+}
+
+/* st1, the state after the keyed first block toByte(TAG, 32) || key (F: 0, H: 1). */
+template <uint32_t TAG>
+__device__ __forceinline__ void x256_keyed_block(uint32_t st1[8], const uint32_t key[8])
+{
+    constexpr sha256_vars pre = sha256_iv_rounds8(TAG);
+    uint32_t w[16];
 #pragma unroll
     for (int k = 0; k < 8; k++) {
-        w[k] = 0;
+        w[k] = k == 7 ? TAG : 0;
         w[8 + k] = key[k];
     }
     sha256_iv(st1);
-    sha256_compress_from<8, FORM>(st1, zero8, w);
+    sha256_compress_from<8, HBS_GPU_SHA256_FORM>(st1, pre, w);
+}
+
+/* x256_f_prep, inline, without the rounds known ahead (above). */
+__device__ __forceinline__ void x256_f_prep_folded(uint32_t st1[8], uint32_t bm[8],
+                                                   const uint32_t mid[8], uint32_t a[8])
+{
+    uint32_t key[8], w[16];
+    sha256_vars s7;
+    x256_prf_rounds7(s7, w, mid, a);
+    x256_prf_from7(key, mid, s7, w, 0);
+    x256_prf_from7(bm, mid, s7, w, 1);
+    a[7] = 1;
+    x256_keyed_block<0>(st1, key);
 }
 
 /* F's last block, the one that depends on v: v = compress(st1, (v ^ bm) || padding). */
@@ -508,49 +534,14 @@ __device__ __forceinline__ void x256_h_prep(uint32_t st1[8], uint32_t bm0[8], ui
                                             const uint32_t mid[8], uint32_t a[8])
 {
     uint32_t key[8], w[16];
-    if constexpr (INL) {
-        /* the three PRFs share rounds 0 .. 6; H's first block toByte(1, 32) || KEY starts
-         * with eight words known ahead (22 of the four compressions' 256 rounds less) */
-        constexpr int FORM = HBS_GPU_SHA256_FORM;
-        constexpr sha256_vars one8 = sha256_iv_rounds8(1);
+    if constexpr (INL) { /* without the rounds known ahead (x256_f_prep_folded) */
         sha256_vars s7;
-#pragma unroll
-        for (int k = 0; k < 8; k++) {
-            w[k] = a[k];
-            s7.v[k] = mid[k];
-            key[k] = mid[k];
-            bm0[k] = mid[k];
-            bm1[k] = mid[k];
-        }
-        sha256_rounds<0, 7>(s7, w);
-        w[8] = 0x80000000u;
-#pragma unroll
-        for (int k = 9; k < 15; k++)
-            w[k] = 0;
-        w[15] = 768;
-        uint32_t wx[16];
-#pragma unroll
-        for (int k = 0; k < 16; k++)
-            wx[k] = w[k];
-        wx[7] = 0;
-        sha256_compress_from<7, FORM>(key, s7, wx);
-#pragma unroll
-        for (int k = 0; k < 16; k++)
-            wx[k] = w[k];
-        wx[7] = 1;
-        sha256_compress_from<7, FORM>(bm0, s7, wx);
-        w[7] = 2;
-        sha256_compress_from<7, FORM>(bm1, s7, w);
+        x256_prf_rounds7(s7, w, mid, a);
+        x256_prf_from7(key, mid, s7, w, 0);
+        x256_prf_from7(bm0, mid, s7, w, 1);
+        x256_prf_from7(bm1, mid, s7, w, 2);
         a[7] = 2;
-#pragma unroll
-        for (int k = 0; k < 7; k++)
-            w[k] = 0;
-        w[7] = 1;
-#pragma unroll
-        for (int k = 0; k < 8; k++)
-            w[8 + k] = key[k];
-        sha256_iv(st1);
-        sha256_compress_from<8, FORM>(st1, one8, w);
+        x256_keyed_block<1>(st1, key);
     } else {
         a[7] = 0;
         x256_prf<INL>(key, mid, a);
