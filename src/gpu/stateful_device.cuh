@@ -287,7 +287,9 @@ static inline int sf_chain_minb(int dflt)
 
 /* The working variables after rounds 0 .. 7 from the IV of a block whose words 0 .. 6 are
  * zero and word 7 is w7, worked out by the compiler. XMSS's F and H key their hash with a
- * first block toByte(0 or 1, 32) || KEY: a quarter of its rounds need not run. */
+ * first block toByte(0 or 1, 32) || KEY: a quarter of its rounds need not run. (Its own
+ * round and constants: sha256_rounds reads K256 from __constant__ memory, which no
+ * constant expression can.) */
 __host__ __device__ constexpr sha256_vars sha256_iv_rounds8(uint32_t w7)
 {
     constexpr uint32_t k[8] = {0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5,
@@ -391,7 +393,8 @@ __device__ __forceinline__ void x256_f_prep(uint32_t st1[8], uint32_t bm[8],
     x256_compress<INL>(st1, w);
 }
 
-/* The verifier's F and H leave out rounds known ahead (x256_f_prep_folded, x256_h_prep<true>):
+/* The verifier's F and H (x256_f<true>, x256_h<true>) leave out rounds known ahead
+ * (x256_f_prep_folded, x256_h_prep_folded):
  * a step's PRFs at a differ only from ADRS word 7 (keyAndMask) on, so they share rounds
  * 0 .. 6, and the keyed first block toByte(TAG, 32) || KEY starts with eight constant words.
  * The verifier's F calls are many and short (H100: XMSS-SHA2_10_256 batches of 16,384
@@ -534,31 +537,36 @@ __device__ __forceinline__ void x256_h_prep(uint32_t st1[8], uint32_t bm0[8], ui
                                             const uint32_t mid[8], uint32_t a[8])
 {
     uint32_t key[8], w[16];
-    if constexpr (INL) { /* without the rounds known ahead (x256_f_prep_folded) */
-        sha256_vars s7;
-        x256_prf_rounds7(s7, w, mid, a);
-        x256_prf_from7(key, mid, s7, w, 0);
-        x256_prf_from7(bm0, mid, s7, w, 1);
-        x256_prf_from7(bm1, mid, s7, w, 2);
-        a[7] = 2;
-        x256_keyed_block<1>(st1, key);
-    } else {
-        a[7] = 0;
-        x256_prf<INL>(key, mid, a);
+    a[7] = 0;
+    x256_prf<INL>(key, mid, a);
 #pragma unroll
-        for (int k = 0; k < 7; k++)
-            w[k] = 0;
-        w[7] = 1;
+    for (int k = 0; k < 7; k++)
+        w[k] = 0;
+    w[7] = 1;
 #pragma unroll
-        for (int k = 0; k < 8; k++)
-            w[8 + k] = key[k];
-        sha256_iv(st1);
-        x256_compress<INL>(st1, w);
-        a[7] = 1;
-        x256_prf<INL>(bm0, mid, a);
-        a[7] = 2;
-        x256_prf<INL>(bm1, mid, a);
-    }
+    for (int k = 0; k < 8; k++)
+        w[8 + k] = key[k];
+    sha256_iv(st1);
+    x256_compress<INL>(st1, w);
+    a[7] = 1;
+    x256_prf<INL>(bm0, mid, a);
+    a[7] = 2;
+    x256_prf<INL>(bm1, mid, a);
+}
+
+/* x256_h_prep, inline, without the rounds known ahead (as x256_f_prep_folded). */
+__device__ __forceinline__ void x256_h_prep_folded(uint32_t st1[8], uint32_t bm0[8],
+                                                   uint32_t bm1[8], const uint32_t mid[8],
+                                                   uint32_t a[8])
+{
+    uint32_t key[8], w[16];
+    sha256_vars s7;
+    x256_prf_rounds7(s7, w, mid, a);
+    x256_prf_from7(key, mid, s7, w, 0);
+    x256_prf_from7(bm0, mid, s7, w, 1);
+    x256_prf_from7(bm1, mid, s7, w, 2);
+    a[7] = 2;
+    x256_keyed_block<1>(st1, key);
 }
 
 /* H's two blocks that depend on the children l and r. */
@@ -589,7 +597,10 @@ __device__ __forceinline__ void x256_h(uint32_t out[8], const uint32_t mid[8], u
                                        const uint32_t l[8], const uint32_t r[8])
 {
     uint32_t st1[8], bm0[8], bm1[8];
-    x256_h_prep<INL>(st1, bm0, bm1, mid, a);
+    if constexpr (INL)
+        x256_h_prep_folded(st1, bm0, bm1, mid, a);
+    else
+        x256_h_prep<INL>(st1, bm0, bm1, mid, a);
     x256_h_data<INL>(out, st1, bm0, bm1, l, r);
 }
 
