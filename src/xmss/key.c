@@ -563,94 +563,102 @@ static int owed_unit(const hbs_xmss_key *k, uint64_t idx, xmss_leafpos *pos, int
     return 0;
 }
 
-#define MAX_STEP_LEAVES (1 + XMSS_MAX_TREE_HEIGHT / 2 + 2)
-
-/* Moves the state from idx to idx + 1. With digits, also writes the bottom WOTS+ signature
- * of leaf idx to sig. */
-static int advance(hbs_xmss_key *k, const uint8_t *digits, uint8_t *sig)
+/* What one step from idx to idx + 1 computes, in the order of pos: leaf s itself (when
+ * signed, or wanted by the round), the round's treehash updates, one leaf of the next
+ * bottom tree, one unit of owed upper-layer work. */
+static void step_plan(const hbs_xmss_key *k, int sign, hbs_xmss_step *st)
 {
     const uint64_t idx = k->idx;
     const uint32_t s = leaf_of(k, idx, 0);
     const uint64_t tree = tree_of(k, idx, 0);
     const uint32_t last = (uint32_t)(((uint64_t)1 << k->sh.H) - 1);
-    const int final = idx + 1 >= total_of(k->p);
-    const int round = !final && s < last;
-    xmss_layer *L0 = &k->layer[0];
-    xmss_treeref t0 = tref(k, 0, tree);
+    const xmss_layer *L0 = &k->layer[0];
     /* the whole tree's leaves at hand (an engine skip): the updates read theirs directly,
      * with no dry run to plan which (two copies of the state a step) */
     const uint8_t *tree_leaves = k->ncache ? cached_leaf(k, 0, tree, 0) : NULL;
-    xmss_leafpos pos[MAX_STEP_LEAVES];
-    uint8_t leaves[MAX_STEP_LEAVES * XMSS_MAX_N];
-    size_t np = 0, nupd = 0;
-    uint32_t upd[XMSS_MAX_TREE_HEIGHT];
-    int want0 = 0, feed = 0, owed = 0, owed_update = 0;
     xmss_leafpos owed_pos;
+    int owed_update = 0;
 
-    /* leaf s itself: signed (if asked), and wanted by the round when s is even */
-    pos[np].layer = 0;
-    pos[np].tree = tree;
-    pos[np].leaf = s;
-    want0 = round && !(s & 1);
-    if (digits || want0)
-        np++;
-    if (round && !tree_leaves) {
+    memset(st, 0, sizeof *st);
+    st->final = idx + 1 >= total_of(k->p);
+    st->round = !st->final && s < last;
+    st->want0 = st->round && !(s & 1);
+    st->sign = sign;
+    st->pos[0].layer = 0;
+    st->pos[0].tree = tree;
+    st->pos[0].leaf = s;
+    if (sign || st->want0)
+        st->count++;
+    if (st->round && !tree_leaves) {
         xmss_bds dry;
         xmss_treeref none = {NULL, 0, 0, NULL, NULL};
+        uint32_t upd[XMSS_MAX_TREE_HEIGHT];
         memcpy(&dry, &L0->cur, sizeof dry);
         hbs_xmss_bds_round(&k->sh, &none, &dry, s, NULL);
-        nupd = hbs_xmss_bds_plan(&k->sh, &dry, (k->sh.H - k->sh.K) / 2, upd);
-        for (size_t u = 0; u < nupd; u++) {
-            pos[np].layer = 0;
-            pos[np].tree = tree;
-            pos[np].leaf = upd[u];
-            np++;
+        st->nupd = (uint32_t)hbs_xmss_bds_plan(&k->sh, &dry, (k->sh.H - k->sh.K) / 2, upd);
+        for (uint32_t u = 0; u < st->nupd; u++) {
+            st->pos[st->count].layer = 0;
+            st->pos[st->count].tree = tree;
+            st->pos[st->count].leaf = upd[u];
+            st->count++;
         }
+        hbs_memzero(&dry, sizeof dry);
     }
-    if (!final && has_next(k, 0, tree) && L0->next_fed == s) {
-        pos[np].layer = 0;
-        pos[np].tree = tree + 1;
-        pos[np].leaf = s;
-        np++;
-        feed = 1;
+    if (!st->final && has_next(k, 0, tree) && L0->next_fed == s) {
+        st->pos[st->count].layer = 0;
+        st->pos[st->count].tree = tree + 1;
+        st->pos[st->count].leaf = s;
+        st->count++;
+        st->feed = 1;
     }
-    if (!final && owed_unit(k, idx, &owed_pos, &owed_update)) {
-        pos[np++] = owed_pos;
-        owed = 1;
+    if (!st->final && owed_unit(k, idx, &owed_pos, &owed_update)) {
+        st->pos[st->count].layer = owed_pos.layer;
+        st->pos[st->count].tree = owed_pos.tree;
+        st->pos[st->count].leaf = owed_pos.leaf;
+        st->count++;
+        st->owed = owed_update ? 2 : 1;
     }
-    if (np)
-        leaves_any(k, leaves, pos, np, digits, sig, digits ? want0 : 1);
-    if (final)
-        return HBS_OK;
+}
 
-    /* apply, in the order planned */
-    {
-        const size_t n = k->sh.n;
-        size_t at = (digits || want0) ? 1 : 0;
-        if (round) {
-            hbs_xmss_bds_round(&k->sh, &t0, &L0->cur, s, leaves);
-            if (tree_leaves)
-                (void)hbs_xmss_bds_updates_from(&k->sh, &t0, &L0->cur,
-                                                (k->sh.H - k->sh.K) / 2, tree_leaves);
-            for (size_t u = 0; u < nupd; u++)
-                hbs_xmss_bds_update(&k->sh, &t0, &L0->cur, leaves + (at++) * n);
-        }
-        if (feed) {
-            xmss_treeref tn = tref(k, 0, tree + 1);
-            hbs_xmss_bds_feed(&k->sh, &tn, &L0->next, leaves + (at++) * n, s);
-            L0->next_fed++;
-        }
-        if (owed) {
-            xmss_layer *L = &k->layer[owed_pos.layer];
-            if (owed_update) {
-                xmss_treeref tu = tref(k, owed_pos.layer, owed_pos.tree);
-                hbs_xmss_bds_update(&k->sh, &tu, &L->cur, leaves + at * n);
-                L->pending--;
-            } else {
-                xmss_treeref tn = tref(k, owed_pos.layer, owed_pos.tree);
-                hbs_xmss_bds_feed(&k->sh, &tn, &L->next, leaves + at * n, owed_pos.leaf);
-                L->next_fed++;
-            }
+/* Moves the state from idx to idx + 1 with the leaves step_plan named (leaves[j] for pos[j];
+ * leaves[0] unused unless want0). */
+static int step_apply(hbs_xmss_key *k, const hbs_xmss_step *st, const uint8_t *leaves)
+{
+    const uint64_t idx = k->idx;
+    const uint32_t s = leaf_of(k, idx, 0);
+    const uint64_t tree = tree_of(k, idx, 0);
+    const uint32_t last = (uint32_t)(((uint64_t)1 << k->sh.H) - 1);
+    const size_t n = k->sh.n;
+    xmss_layer *L0 = &k->layer[0];
+    xmss_treeref t0 = tref(k, 0, tree);
+    const uint8_t *tree_leaves = k->ncache ? cached_leaf(k, 0, tree, 0) : NULL;
+    size_t at = (st->sign || st->want0) ? 1 : 0;
+
+    if (st->final)
+        return HBS_OK;
+    if (st->round) {
+        hbs_xmss_bds_round(&k->sh, &t0, &L0->cur, s, leaves);
+        if (tree_leaves)
+            (void)hbs_xmss_bds_updates_from(&k->sh, &t0, &L0->cur, (k->sh.H - k->sh.K) / 2,
+                                            tree_leaves);
+        for (uint32_t u = 0; u < st->nupd; u++)
+            hbs_xmss_bds_update(&k->sh, &t0, &L0->cur, leaves + (at++) * n);
+    }
+    if (st->feed) {
+        xmss_treeref tn = tref(k, 0, tree + 1);
+        hbs_xmss_bds_feed(&k->sh, &tn, &L0->next, leaves + (at++) * n, s);
+        L0->next_fed++;
+    }
+    if (st->owed) {
+        const hbs_xmss_step_pos *op = &st->pos[at];
+        xmss_layer *L = &k->layer[op->layer];
+        xmss_treeref tu = tref(k, op->layer, op->tree);
+        if (st->owed == 2) {
+            hbs_xmss_bds_update(&k->sh, &tu, &L->cur, leaves + at * n);
+            L->pending--;
+        } else {
+            hbs_xmss_bds_feed(&k->sh, &tu, &L->next, leaves + at * n, op->leaf);
+            L->next_fed++;
         }
     }
     if (s == last) {
@@ -663,19 +671,45 @@ static int advance(hbs_xmss_key *k, const uint8_t *digits, uint8_t *sig)
     return HBS_OK;
 }
 
+/* The step's leaves on this CPU (and leaf s's WOTS+ signature of digits into sig, if
+ * signing). */
+static void step_leaves(const hbs_xmss_key *k, const hbs_xmss_step *st, uint8_t *leaves,
+                        const uint8_t *digits, uint8_t *sig)
+{
+    xmss_leafpos pos[HBS_XMSS_STEP_LEAVES];
+    for (uint32_t j = 0; j < st->count; j++) {
+        pos[j].layer = st->pos[j].layer;
+        pos[j].tree = st->pos[j].tree;
+        pos[j].leaf = st->pos[j].leaf;
+    }
+    if (st->count)
+        leaves_any(k, leaves, pos, st->count, st->sign ? digits : NULL, sig,
+                   st->sign ? st->want0 : 1);
+}
+
+/* Moves the state from idx to idx + 1 (a skip's step: nothing signed). */
+static int advance(hbs_xmss_key *k)
+{
+    hbs_xmss_step st;
+    uint8_t leaves[HBS_XMSS_STEP_LEAVES * XMSS_MAX_N];
+    int err;
+    step_plan(k, 0, &st);
+    step_leaves(k, &st, leaves, NULL, NULL);
+    err = step_apply(k, &st, leaves);
+    hbs_memzero(&st, sizeof st);
+    return err;
+}
+
 size_t hbs_xmss_sig_bytes(const hbs_xmss_key *key) { return key ? key->p->sig_bytes : 0; }
 
-int hbs_xmss_sign(hbs_xmss_key *key, uint8_t *sig, size_t sigcap, size_t *siglen,
-                  const uint8_t *msg, size_t msglen)
+int hbs_xmss_sign_begin(const hbs_xmss_key *key, uint8_t *sig, size_t sigcap,
+                        const uint8_t *msg, size_t msglen, hbs_xmss_step *st)
 {
     const hbs_xmss_params *p;
-    uint8_t digest[XMSS_MAX_N], digits[XMSS_MAX_LEN];
+    uint8_t digest[XMSS_MAX_N];
     size_t n, at;
-    int err;
 
-    if (siglen)
-        *siglen = 0;
-    if (!key || !sig || (msglen && !msg))
+    if (!key || !sig || !st || (msglen && !msg))
         return HBS_ERR_INVALID_ARGUMENT;
     p = key->p;
     n = p->n;
@@ -693,7 +727,10 @@ int hbs_xmss_sign(hbs_xmss_key *key, uint8_t *sig, size_t sigcap, size_t *siglen
     hbs_xmss_prf_r(&key->ctx, sig + at, key->sk_prf, key->idx);
     hbs_xmss_hash_msg(&key->ctx, digest, sig + at, key->root, key->idx, msg, msglen);
     at += n;
-    hbs_xmss_wots_digits(p, digits, digest);
+    step_plan(key, 1, st);
+    hbs_xmss_wots_digits(p, st->digits, digest);
+    st->index = key->idx;
+    st->ots_at = (uint32_t)at;
     /* the bottom auth path is read before the state moves on */
     for (unsigned j = 0; j < key->sh.H; j++)
         memcpy(sig + at + (p->len + j) * n, key->layer[0].cur.auth[j], n);
@@ -703,7 +740,29 @@ int hbs_xmss_sign(hbs_xmss_key *key, uint8_t *sig, size_t sigcap, size_t *siglen
         for (unsigned j = 0; j < key->sh.H; j++)
             memcpy(part + (p->len + j) * n, key->layer[i].cur.auth[j], n);
     }
-    err = advance(key, digits, sig + at);
+    return HBS_OK;
+}
+
+int hbs_xmss_sign_finish(hbs_xmss_key *key, hbs_xmss_step *st, const uint8_t *leaves,
+                         const uint8_t *ots, uint8_t *sig, size_t sigcap)
+{
+    uint8_t own[HBS_XMSS_STEP_LEAVES * XMSS_MAX_N];
+    int err;
+    if (!key || !st || !sig || sigcap < key->p->sig_bytes || st->index != key->idx ||
+        !st->sign || st->count == 0 || st->count > HBS_XMSS_STEP_LEAVES) {
+        if (sig)
+            memset(sig, 0, sigcap);
+        return HBS_ERR_INVALID_ARGUMENT;
+    }
+    if (!leaves) {
+        step_leaves(key, st, own, st->digits, sig + st->ots_at);
+        leaves = own;
+    } else {
+        memcpy(sig + st->ots_at, ots, (size_t)key->p->len * key->p->n);
+    }
+    err = step_apply(key, st, leaves);
+    hbs_memzero(own, sizeof own);
+    hbs_memzero(st, sizeof *st);
     if (err) {
         /* the index is burnt and the traversal state may be half moved: this copy of the
          * key signs no more (the stored state was not advanced, so it is still good) */
@@ -713,9 +772,22 @@ int hbs_xmss_sign(hbs_xmss_key *key, uint8_t *sig, size_t sigcap, size_t *siglen
         return err;
     }
     key->idx++;
-    if (siglen)
-        *siglen = p->sig_bytes;
     return HBS_OK;
+}
+
+int hbs_xmss_sign(hbs_xmss_key *key, uint8_t *sig, size_t sigcap, size_t *siglen,
+                  const uint8_t *msg, size_t msglen)
+{
+    hbs_xmss_step st;
+    int err;
+    if (siglen)
+        *siglen = 0;
+    err = hbs_xmss_sign_begin(key, sig, sigcap, msg, msglen, &st);
+    if (err == HBS_OK)
+        err = hbs_xmss_sign_finish(key, &st, NULL, NULL, sig, sigcap);
+    if (err == HBS_OK && siglen)
+        *siglen = key->p->sig_bytes;
+    return err;
 }
 
 /* ---- accessors, skipping, end ------------------------------------------------------------- */
@@ -827,7 +899,7 @@ int hbs_xmss_key_skip_to_engine(hbs_xmss_key *key, uint64_t index, const hbs_lea
             err = cache_bottom_trees(key, index, steps * step_cost, engine, trees, &mem,
                                      &memlen);
         while (!err && key->idx < index) {
-            err = advance(key, NULL, NULL);
+            err = advance(key);
             key->idx++;
         }
         if (mem) {

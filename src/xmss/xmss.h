@@ -15,6 +15,7 @@
 
 #include "core/leaf_engine.h"
 #include "hbs/xmss.h"
+#include "xmss/params.h"
 
 typedef struct hbs_xmss_key hbs_xmss_key;
 
@@ -57,6 +58,40 @@ int hbs_xmss_key_skip_to_engine(hbs_xmss_key *key, uint64_t index,
 int hbs_xmss_key_set_end(hbs_xmss_key *key, uint64_t end);
 size_t hbs_xmss_sig_bytes(const hbs_xmss_key *key);
 /* Signs with index(), then advances; HBS_ERR_KEY_EXHAUSTED when index == end. */
+/* ---- signing in two halves, for a signer that computes the leaves elsewhere (the GPU, for
+ * many keys at once); hbs_xmss_sign is begin then finish with the CPU's leaves ----
+ * begin (the key unchanged) writes what the key knows into sig: the index, r, the
+ * authentication paths and the upper layers' cached one-time signatures; and names in st
+ * the leaves the step to the next index needs: pos[0] is leaf s, whose WOTS+ signature of
+ * st->digits goes to sig + st->ots_at (its leaf is wanted only when want0), then the
+ * traversal's leaves. finish moves the key on with leaves[j] (n bytes) of pos[j] and the
+ * one-time signature ots (len * n bytes), or computes them itself when leaves is NULL; it
+ * must follow begin with no other use of the key between. The step is secret (digits are
+ * not, but the positions tell the traversal) and finish wipes it. */
+#define HBS_XMSS_STEP_LEAVES (1 + XMSS_MAX_TREE_HEIGHT / 2 + 2)
+typedef struct {
+    uint32_t layer;
+    uint64_t tree;
+    uint32_t leaf;
+} hbs_xmss_step_pos;
+
+typedef struct {
+    uint32_t count; /* leaves named in pos */
+    hbs_xmss_step_pos pos[HBS_XMSS_STEP_LEAVES];
+    int sign, want0;
+    uint8_t digits[XMSS_MAX_LEN];
+    uint32_t ots_at;
+    /* the plan's own */
+    uint64_t index;
+    uint32_t nupd;
+    int final, round, feed, owed; /* owed: 0 none, 1 a next-tree leaf, 2 an update */
+} hbs_xmss_step;
+
+int hbs_xmss_sign_begin(const hbs_xmss_key *key, uint8_t *sig, size_t sigcap,
+                        const uint8_t *msg, size_t msglen, hbs_xmss_step *st);
+int hbs_xmss_sign_finish(hbs_xmss_key *key, hbs_xmss_step *st, const uint8_t *leaves,
+                         const uint8_t *ots, uint8_t *sig, size_t sigcap);
+
 int hbs_xmss_sign(hbs_xmss_key *key, uint8_t *sig, size_t sigcap, size_t *siglen,
                   const uint8_t *msg, size_t msglen);
 void hbs_xmss_key_free(hbs_xmss_key *key);
