@@ -1,6 +1,6 @@
 #!/bin/sh
 # Runs the GPU batch verifier and batch signer of the stateful schemes (src/gpu/
-# stateful_verify.cu, stateful_sign.cu, xmss_sign.cu, lms_sign.cu and their kernels) on the
+# stateful_verify.cu, stateful_sign.cu, xmss_sign.cu, lms_sign.cu, stateful_keys.cu and their kernels) on the
 # CPU: the .cu files are compiled as C++ with tests/gpu_emu/shim.h (CUDA qualifiers and
 # intrinsics) and tests/gpu_emu/gpu/gpu_internal.h (host memory for device memory), each
 # kernel launch becomes a loop over its threads, and the result replaces the no-GPU stubs in
@@ -9,7 +9,8 @@
 # that engine, which fills the signer's tree cache as the GPU's does). Then the GPU tests run
 # against it: gpu_stateful/xmss_keys (keys from whole trees equal the CPU's), verify_many and
 # verify_device with LMS/HSS items on the kernels and on the CPU verifier and in chunks of 8 items,
-# gpu_stateful/sign_many with and without the fused signing, and fused with each L-tree
+# gpu_stateful/sign_many with and without the fused signing, gpu_stateful/sign_keys (one
+# message under each of many keys, every family and shape), and fused with each L-tree
 # kernel, with the messages hashed by the host, with the trees built in groups and with no
 # tree kept between calls. It checks
 # the kernels' logic and the host drivers without a GPU (not what only the hardware or its
@@ -33,7 +34,7 @@ emu=$BUILD/gpu-emu
 mkdir -p "$emu"
 # kernel<<<grid, block, ...>>>(args); -> one call per thread, blockIdx.x numbering them
 # (stateful_sign.cu is the signer's entry point and tree cache: it launches nothing)
-files="stateful_verify stateful_sign xmss_sign lms_sign"
+files="stateful_verify stateful_sign xmss_sign lms_sign stateful_keys"
 for f in $files; do
     perl -0pe 's/#include <cuda_runtime.h>\n//; s/(\w+(?:<[^<>]*>)?)<<<([^,]+),\s*([^,>]+)[^;]*?>>>\(([^;]*)\);/for (blockIdx.x = 0; blockIdx.x < (unsigned)(($2) * ($3)); blockIdx.x++) $1($4);/g' \
         "src/gpu/$f.cu" >"$emu/$f.cpp"
@@ -49,7 +50,7 @@ done
 $CXX $flags -include tests/gpu_emu/shim.h -c tests/gpu_emu/glue.cpp -o "$emu/glue.o"
 cp "$BUILD/libhbs.a" "$emu/libhbs.a"
 objcopy -W hbs_gpu_stateful_verify_many -W hbs_gpu_stateful_verify_device \
-    -W hbs_gpu_stateful_sign_many -W hbs_gpu_leaf_engine -W hbs_gpu_device_name \
+    -W hbs_gpu_stateful_sign_many -W hbs_gpu_stateful_sign_keys -W hbs_gpu_leaf_engine -W hbs_gpu_device_name \
     -W hbs_gpu_device_count -W hbs_gpu_last_error -W hbs_gpu_stateful_keygen \
     -W hbs_gpu_use_devices -W hbs_gpu_devices_used \
     -W hbs_gpu_alloc -W hbs_gpu_free -W hbs_gpu_copy_to -W hbs_gpu_copy_from \
@@ -57,12 +58,12 @@ objcopy -W hbs_gpu_stateful_verify_many -W hbs_gpu_stateful_verify_device \
 # shellcheck disable=SC2046
 $CXX -o "$emu/hbs_tests" $(find "$BUILD/CMakeFiles/hbs_tests.dir" -name '*.o') \
     "$emu/stateful_verify.o" "$emu/stateful_sign.o" "$emu/xmss_sign.o" "$emu/lms_sign.o" \
-    "$emu/glue.o" "$emu/libhbs.a" -lm -lpthread
+    "$emu/stateful_keys.o" "$emu/glue.o" "$emu/libhbs.a" -lm -lpthread
 # and the command-line tool on the same emulated GPUs, for its stateful --gpu paths
 # shellcheck disable=SC2046
 $CXX -o "$emu/hbs" $(find "$BUILD/CMakeFiles/hbs_cli.dir" -name '*.o') \
     "$emu/stateful_verify.o" "$emu/stateful_sign.o" "$emu/xmss_sign.o" "$emu/lms_sign.o" \
-    "$emu/glue.o" "$emu/libhbs.a" -lm -lpthread
+    "$emu/stateful_keys.o" "$emu/glue.o" "$emu/libhbs.a" -lm -lpthread
 status=0
 echo "== hbs sign|verify --gpu with a stateful key, on the emulated GPU =="
 HBS_BIN="$emu/hbs" "$emu/hbs_tests" cli/stateful_many || status=1
@@ -83,6 +84,8 @@ echo "== emulated GPU key generation: whole XMSS trees, their levels by the GPU'
 "$emu/hbs_tests" gpu_stateful/xmss_keys || status=1
 echo "== emulated GPU batch signer =="
 "$emu/hbs_tests" gpu_stateful/sign_many gpu_stateful/sign_many_misuse || status=1
+echo "== emulated GPU signing under many keys =="
+"$emu/hbs_tests" gpu_stateful/sign_keys || status=1
 for lt in levels serial; do
     echo "== emulated GPU batch signer: HBS_GPU_LTREE=$lt =="
     HBS_GPU_LTREE=$lt "$emu/hbs_tests" gpu_stateful/sign_many || status=1

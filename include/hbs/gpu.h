@@ -212,6 +212,29 @@ HBS_API HBS_WARN_UNUSED_RESULT int hbs_gpu_stateful_sign_many(hbs_stateful_key *
                                                               const size_t *msglens,
                                                               size_t count);
 
+/* ---- stateful signatures: one message each under many keys ------------------------------
+ * Signs msgs[i] (msglens[i] bytes) with keys[i]'s next index into sigs[i] (sigcaps[i] bytes),
+ * for i < count: byte for byte what hbs_stateful_sign(keys[i], ...) gives, and each key file
+ * ends as it would after that call. The keys must be distinct and may be of any families
+ * and sets, mixed. Each key's index is set aside first exactly as hbs_stateful_sign does it
+ * (its file written, fsynced and renamed when the reservation of hbs_stateful_open is used
+ * up; the keys in parallel over the thread pool), and nothing of a signature is computed
+ * before that is durable. Then every key's bottom one-time signature and the leaves its
+ * traversal state needs for its next index are computed on the GPU, all keys at once (one
+ * launch pair per parameter shape); the CPU puts each signature together from the key's
+ * cached authentication paths and moves the key on. results[i] gets key i's own outcome,
+ * hbs_stateful_sign's error codes (HBS_ERR_KEY_EXHAUSTED, HBS_ERR_IO, ...): a key whose
+ * index could not be set aside signs nothing and keeps that index; a failed key's sigs[i] is
+ * zeroed. siglens (may be NULL) gets each signature's length, 0 for a failure. Should the
+ * GPU fail after the indices are set aside, the CPU computes the same leaves, so the keys
+ * still sign and move on. Returns HBS_OK if every key signed, else the first failure in
+ * results; HBS_ERR_INVALID_ARGUMENT (a NULL pointer, or one key twice) and HBS_ERR_NO_GPU
+ * fail every item with nothing reserved. Many keys' secrets are uploaded to the GPU for the
+ * call (as PRF midstates, or seeds) and zeroed there before it returns. */
+HBS_API HBS_WARN_UNUSED_RESULT int hbs_gpu_stateful_sign_keys(
+    hbs_stateful_key *const *keys, size_t count, uint8_t *const *sigs, const size_t *sigcaps,
+    size_t *siglens, const uint8_t *const *msgs, const size_t *msglens, int *results);
+
 #ifdef __cplusplus
 }
 #endif

@@ -295,6 +295,25 @@ int hbs_gpu_stateful_sign_many(hbs_stateful_key *key, uint8_t *sigs, size_t sigc
     return HBS_ERR_NO_GPU;
 }
 
+/* Nothing reserved, nothing signed. */
+int hbs_gpu_stateful_sign_keys(hbs_stateful_key *const *keys, size_t count, uint8_t *const *sigs,
+                               const size_t *sigcaps, size_t *siglens,
+                               const uint8_t *const *msgs, const size_t *msglens, int *results)
+{
+    (void)keys;
+    (void)msgs;
+    (void)msglens;
+    for (size_t i = 0; i < count; i++) {
+        if (results)
+            results[i] = HBS_ERR_NO_GPU;
+        if (siglens)
+            siglens[i] = 0;
+        if (sigs && sigs[i] && sigcaps)
+            memset(sigs[i], 0, sigcaps[i]);
+    }
+    return count ? HBS_ERR_NO_GPU : HBS_OK;
+}
+
 int hbs_gpu_stateful_verify_device(const char *alg, int device, int *d_results,
                                    const uint8_t *d_sigs, const uint8_t *d_mp,
                                    const uint64_t *d_moff, const uint32_t *d_mlen, size_t count,

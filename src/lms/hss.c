@@ -312,6 +312,7 @@ static int rebuild(hbs_hss_key *k, uint64_t G, int full, hbs_lms_progress *pr)
  * signature of the message beside them when signing. */
 
 #define MAX_JOBS (HBS_HSS_MAX_LEVELS * (S_MAX + 1))
+_Static_assert(MAX_JOBS == HBS_HSS_STEP_LEAVES, "a step's leaves");
 
 typedef struct {
     hbs_lms_view v;
@@ -324,12 +325,14 @@ typedef struct {
     step_job jobs[MAX_JOBS];
     int errs[MAX_JOBS + 1];
     size_t njobs;
-    /* the message's one-time signature, run as the last task when ots_o is set */
+    /* the leaves made elsewhere (leaves[j] at j * HBS_LMS_MAX_N), or NULL: computed here */
+    const uint8_t *leaves;
+    /* the message's one-time signature, run as the last task when ots_o is set: y from the
+     * coefficients ots_a */
     const hbs_lmots_type *ots_o;
-    uint8_t *ots_sig;
-    const uint8_t *ots_I, *ots_seed, *ots_C, *ots_msg;
+    uint8_t *ots_y;
+    const uint8_t *ots_I, *ots_seed, *ots_a;
     uint32_t ots_q;
-    size_t ots_msglen;
 } step_run;
 
 static void step_task(void *arg, size_t j)
@@ -337,10 +340,16 @@ static void step_task(void *arg, size_t j)
     step_run *r = arg;
     if (j < r->njobs) {
         const step_job *b = &r->jobs[j];
-        r->errs[j] = hbs_lms_builder_step(&b->v, b->top, b->base, b->done, b->left);
+        if (r->leaves) {
+            hbs_lms_builder_put(&b->v, b->top, b->base, b->done, b->left,
+                                r->leaves + j * HBS_LMS_MAX_N);
+            r->errs[j] = HBS_OK;
+        } else {
+            r->errs[j] = hbs_lms_builder_step(&b->v, b->top, b->base, b->done, b->left);
+        }
     } else {
-        r->errs[j] = hbs_lmots_sign(r->ots_o, r->ots_sig, r->ots_I, r->ots_q, r->ots_seed,
-                                    r->ots_C, r->ots_msg, r->ots_msglen);
+        r->errs[j] = hbs_lmots_sign_coefficients(r->ots_o, r->ots_y, r->ots_I, r->ots_q,
+                                                 r->ots_seed, r->ots_a);
     }
 }
 
@@ -424,8 +433,18 @@ static int finish_level(hbs_hss_key *k, unsigned i, uint64_t G)
     return HBS_OK;
 }
 
-/* index -> index + 1, with r's one-time signature (if any) computed alongside. The
- * one-time signature's inputs must not live in the key: the step rewrites it. */
+/* The step from index to index + 1: its leaf computations (the builders') into r. */
+static void plan_step(hbs_hss_key *k, step_run *r)
+{
+    r->njobs = 0;
+    if (k->index + 1 < k->total)
+        for (unsigned i = 0; i < k->params.levels; i++)
+            collect_level(k, i, k->index, r);
+}
+
+/* index -> index + 1, with r's one-time signature (if any) computed alongside, and the
+ * builders' leaves computed here or taken from r->leaves. The one-time signature's inputs
+ * must not live in the key: the step rewrites it. */
 static int advance_with(hbs_hss_key *k, step_run *r)
 {
     const uint64_t G = k->index;
@@ -433,15 +452,13 @@ static int advance_with(hbs_hss_key *k, step_run *r)
     int err = HBS_OK;
     size_t tasks;
 
-    r->njobs = 0;
-    if (G + 1 < k->total)
-        for (unsigned i = 0; i < levels; i++)
-            collect_level(k, i, G, r);
+    plan_step(k, r);
     tasks = r->njobs + (r->ots_o != NULL);
-    if (tasks > 1)
+    if (tasks > 1 && !r->leaves)
         hbs_parallel_for(tasks, step_task, r);
-    else if (tasks == 1)
-        step_task(r, 0);
+    else
+        for (size_t j = 0; j < tasks; j++)
+            step_task(r, j);
     for (size_t j = 0; j < tasks; j++)
         if (r->errs[j] && !err)
             err = r->errs[j];
@@ -458,6 +475,7 @@ static int advance(hbs_hss_key *k)
 {
     step_run r;
     r.ots_o = NULL;
+    r.leaves = NULL;
     return advance_with(k, &r);
 }
 
@@ -673,14 +691,12 @@ int hbs_hss_key_skip_to_engine(hbs_hss_key *key, uint64_t index, const hbs_leaf_
     return err;
 }
 
-int hbs_hss_sign(hbs_hss_key *key, uint8_t *sig, size_t sigcap, size_t *siglen,
-                 const uint8_t *msg, size_t msglen)
+int hbs_hss_sign_begin(hbs_hss_key *key, uint8_t *sig, size_t sigcap, const uint8_t *msg,
+                       size_t msglen, hbs_hss_step *st)
 {
     size_t need, off = 4;
     int err;
-    if (siglen)
-        *siglen = 0;
-    if (!key || !sig || (!msg && msglen))
+    if (!key || !sig || !st || (!msg && msglen))
         return HBS_ERR_INVALID_ARGUMENT;
     need = hbs_hss_sig_bytes(key);
     if (sigcap < need) {
@@ -706,40 +722,94 @@ int hbs_hss_sign(hbs_hss_key *key, uint8_t *sig, size_t sigcap, size_t *siglen,
         off += 24 + key->lv[i].L.n;
     }
     {
-        /* The bottom level's authentication path is read now; its one-time signature runs
-         * beside the step to the next index, from copies of I and SEED the step may replace. */
+        /* the bottom level's authentication path is read now, before the step */
         const unsigned b = key->params.levels - 1;
         const hss_level *lv = &key->lv[b];
+        const hbs_lmots_type *o = lv->L.ots;
         const uint32_t q = level_q(key, b, key->index);
-        const size_t ots_len = hbs_lmots_sig_bytes(lv->L.ots);
-        uint8_t I[16], seed[HBS_LMS_MAX_N], C[HBS_LMS_MAX_N];
-        step_run run, *r = &run;
-        memcpy(I, lv->I, 16);
-        memcpy(seed, lv->seed, sizeof seed);
+        const size_t ots_len = hbs_lmots_sig_bytes(o);
+        uint8_t *C = sig + off + 8;
+        step_run r;
         hbs_lms_put32(sig + off, q);
-        hbs_lmots_randomizer(lv->L.ots, C, I, q, seed);
+        hbs_lms_put32(sig + off + 4, o->code);
+        hbs_lmots_randomizer(o, C, lv->I, q, lv->seed);
+        hbs_lmots_coefficients(o, st->coefs, lv->I, q, C, msg, msglen);
         hbs_lms_put32(sig + off + 4 + ots_len, lv->L.lms->code);
         hbs_lms_auth_path(&lv->L, lv->top, lv->cur, q, sig + off + 8 + ots_len);
-        r->ots_o = lv->L.ots;
-        r->ots_sig = sig + off + 4;
-        r->ots_I = I;
-        r->ots_seed = seed;
-        r->ots_C = C;
-        r->ots_msg = msg;
-        r->ots_msglen = msglen;
-        r->ots_q = q;
-        err = advance_with(key, r);
-        hbs_memzero(seed, sizeof seed);
+        st->ots.lms = lv->L.lms;
+        st->ots.ots = o;
+        st->ots.I = lv->I;
+        st->ots.seed = lv->seed;
+        st->ots.q = q;
+        st->ots_at = (uint32_t)(off + 8 + o->n);
+        plan_step(key, &r);
+        st->count = (uint32_t)r.njobs;
+        for (size_t j = 0; j < r.njobs; j++) {
+            const step_job *sj = &r.jobs[j];
+            st->leaf[j].lms = sj->v.L->lms;
+            st->leaf[j].ots = sj->v.L->ots;
+            st->leaf[j].I = sj->v.I;
+            st->leaf[j].seed = sj->v.seed;
+            st->leaf[j].q = sj->base + sj->done;
+        }
     }
+    st->index = key->index;
+    return HBS_OK;
+}
+
+int hbs_hss_sign_finish(hbs_hss_key *key, hbs_hss_step *st, const uint8_t *leaves,
+                        const uint8_t *y, uint8_t *sig, size_t sigcap)
+{
+    uint8_t I[16], seed[HBS_LMS_MAX_N];
+    step_run r;
+    int err;
+    if (!key || !st || !sig || sigcap < hbs_hss_sig_bytes(key) || st->index != key->index ||
+        key->stale || (leaves && !y)) {
+        if (sig)
+            memset(sig, 0, sigcap);
+        return HBS_ERR_INVALID_ARGUMENT;
+    }
+    r.leaves = leaves;
+    r.ots_o = NULL;
+    if (leaves) {
+        memcpy(sig + st->ots_at, y, st->ots.ots->p * (size_t)st->ots.ots->n);
+    } else {
+        /* the one-time signature runs beside the step, from copies of I and SEED the step
+         * may replace */
+        memcpy(I, st->ots.I, 16);
+        memcpy(seed, st->ots.seed, sizeof seed);
+        r.ots_o = st->ots.ots;
+        r.ots_y = sig + st->ots_at;
+        r.ots_I = I;
+        r.ots_seed = seed;
+        r.ots_a = st->coefs;
+        r.ots_q = st->ots.q;
+    }
+    err = advance_with(key, &r);
+    hbs_memzero(seed, sizeof seed);
+    hbs_memzero(st, sizeof *st);
     if (err) {
         /* the index is used up either way; a signature whose state cannot advance is not
          * released */
         memset(sig, 0, sigcap);
         return err;
     }
-    if (siglen)
-        *siglen = need;
     return HBS_OK;
+}
+
+int hbs_hss_sign(hbs_hss_key *key, uint8_t *sig, size_t sigcap, size_t *siglen,
+                 const uint8_t *msg, size_t msglen)
+{
+    hbs_hss_step st;
+    int err;
+    if (siglen)
+        *siglen = 0;
+    err = hbs_hss_sign_begin(key, sig, sigcap, msg, msglen, &st);
+    if (err == HBS_OK)
+        err = hbs_hss_sign_finish(key, &st, NULL, NULL, sig, sigcap);
+    if (err == HBS_OK && siglen)
+        *siglen = hbs_hss_sig_bytes(key);
+    return err;
 }
 
 /* ---- export and import ----

@@ -36,6 +36,7 @@
 #include "hbs/hbs.h"
 #include "hbs/lms.h"
 #include "core/leaf_engine.h"
+#include "lms/params.h"
 
 #define HBS_HSS_MAX_TOTAL_HEIGHT 63
 
@@ -84,6 +85,37 @@ size_t hbs_hss_sig_bytes(const hbs_hss_key *key);
 /* Signs msg with index(), then advances. HBS_ERR_KEY_EXHAUSTED when index == end. */
 int hbs_hss_sign(hbs_hss_key *key, uint8_t *sig, size_t sigcap, size_t *siglen,
                  const uint8_t *msg, size_t msglen);
+
+/* ---- signing in two halves, for a signer that computes the leaves elsewhere (the GPU, for
+ * many keys at once); hbs_hss_sign is begin then finish with the CPU's leaves ----
+ * begin writes all of the signature but the bottom one-time signature's y (at sig +
+ * st->ots_at, p * n bytes: the chains of leaf st->ots taken st->coefs steps) and names in
+ * st the leaves the step to the next index needs (leaf[j]: I, SEED and q of its tree, the
+ * key's own bytes). finish moves the key on with leaves[j] at j * HBS_LMS_MAX_N and y, or
+ * computes them itself when leaves is NULL; it must follow begin with no other use of the
+ * key between, and wipes st. */
+/* (a level's next tree and one leaf a stripe: HBS_LMS_MAX_STRIPES of lms/tree.h) */
+#define HBS_HSS_STEP_LEAVES (HBS_HSS_MAX_LEVELS * (12 + 1))
+typedef struct {
+    const hbs_lms_type *lms;
+    const hbs_lmots_type *ots;
+    const uint8_t *I, *seed;
+    uint32_t q;
+} hbs_hss_step_leaf;
+
+typedef struct {
+    uint32_t count;
+    hbs_hss_step_leaf leaf[HBS_HSS_STEP_LEAVES];
+    hbs_hss_step_leaf ots;
+    uint8_t coefs[HBS_LMOTS_MAX_P];
+    uint32_t ots_at;
+    uint64_t index;
+} hbs_hss_step;
+
+int hbs_hss_sign_begin(hbs_hss_key *key, uint8_t *sig, size_t sigcap, const uint8_t *msg,
+                       size_t msglen, hbs_hss_step *st);
+int hbs_hss_sign_finish(hbs_hss_key *key, hbs_hss_step *st, const uint8_t *leaves,
+                        const uint8_t *y, uint8_t *sig, size_t sigcap);
 
 /* hbs_hss_verify is declared in hbs/lms.h. */
 

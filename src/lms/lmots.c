@@ -132,8 +132,8 @@ void hbs_lmots_message_hash(const hbs_lmots_type *o, uint8_t *qs, const uint8_t 
 
 /* Q and its coefficients with the checksum appended (RFC 8554 section 4.4):
  * a[i] = coef(Q || Cksm(Q), i, w) for i < p. */
-static void coefficients(const hbs_lmots_type *o, uint8_t *a, const uint8_t I[16], uint32_t q,
-                         const uint8_t *C, const uint8_t *msg, size_t msglen)
+void hbs_lmots_coefficients(const hbs_lmots_type *o, uint8_t *a, const uint8_t I[16], uint32_t q,
+                            const uint8_t *C, const uint8_t *msg, size_t msglen)
 {
     uint8_t qs[HBS_LMS_MAX_N + 2];
     const unsigned w = o->w, per_byte = 8 / w, mask = (1u << w) - 1;
@@ -234,18 +234,14 @@ static void chains_run(unsigned hash, size_t n, const chain_set *sets, size_t ns
     free(msgs);
 }
 
-int hbs_lmots_sign(const hbs_lmots_type *o, uint8_t *sig, const uint8_t I[16], uint32_t q,
-                   const uint8_t *seed, const uint8_t *C, const uint8_t *msg, size_t msglen)
+int hbs_lmots_sign_coefficients(const hbs_lmots_type *o, uint8_t *y, const uint8_t I[16],
+                                uint32_t q, const uint8_t *seed, const uint8_t *a)
 {
     const size_t n = o->n, len = CH_LEN(n);
-    uint8_t a[HBS_LMOTS_MAX_P], zero[HBS_LMOTS_MAX_P];
-    uint8_t *y = sig + 4 + n;
+    uint8_t zero[HBS_LMOTS_MAX_P];
     uint8_t *m = malloc(o->p * len);
     if (!m)
         return HBS_ERR_NO_MEMORY;
-    hbs_lms_put32(sig, o->code);
-    memcpy(sig + 4, C, n);
-    coefficients(o, a, I, q, C, msg, msglen);
     /* x[i] = H(I || q || i || 0xff || SEED), all p at once, straight into the signature */
     for (size_t i = 0; i < o->p; i++) {
         chain_header(m + i * len, I, q, (uint16_t)i, 0xff);
@@ -262,6 +258,16 @@ int hbs_lmots_sign(const hbs_lmots_type *o, uint8_t *sig, const uint8_t I[16], u
     return HBS_OK;
 }
 
+int hbs_lmots_sign(const hbs_lmots_type *o, uint8_t *sig, const uint8_t I[16], uint32_t q,
+                   const uint8_t *seed, const uint8_t *C, const uint8_t *msg, size_t msglen)
+{
+    uint8_t a[HBS_LMOTS_MAX_P];
+    hbs_lms_put32(sig, o->code);
+    memcpy(sig + 4, C, o->n);
+    hbs_lmots_coefficients(o, a, I, q, C, msg, msglen);
+    return hbs_lmots_sign_coefficients(o, sig + 4 + o->n, I, q, seed, a);
+}
+
 void hbs_lmots_verify_begin(hbs_lmots_verify_job *j, const hbs_lmots_type *o,
                             const uint8_t I[16], uint32_t q, const uint8_t *cy,
                             const uint8_t *msg, size_t msglen)
@@ -270,7 +276,7 @@ void hbs_lmots_verify_begin(hbs_lmots_verify_job *j, const hbs_lmots_type *o,
     j->o = o;
     j->I = I;
     j->q = q;
-    coefficients(o, j->a, I, q, cy, msg, msglen);
+    hbs_lmots_coefficients(o, j->a, I, q, cy, msg, msglen);
     for (size_t i = 0; i < o->p; i++)
         j->steps[i] = (uint8_t)(top - j->a[i]);
     memcpy(j->kmsg, I, 16);

@@ -44,6 +44,14 @@ void hbs_lmots_randomizer(const hbs_lmots_type *o, uint8_t *C, const uint8_t I[1
 void hbs_lmots_message_hash(const hbs_lmots_type *o, uint8_t *Q, const uint8_t I[16],
                             uint32_t q, const uint8_t *C, const uint8_t *msg, size_t msglen);
 
+/* Q and its coefficients with the checksum appended (RFC 8554 section 4.4):
+ * a[i] = coef(Q || Cksm(Q), i, w) for i < p: the steps of chain i that a signature takes. */
+void hbs_lmots_coefficients(const hbs_lmots_type *o, uint8_t *a, const uint8_t I[16], uint32_t q,
+                            const uint8_t *C, const uint8_t *msg, size_t msglen);
+/* y[0..p-1] of the one-time key at leaf q for coefficients a (p * n bytes). HBS_OK or
+ * HBS_ERR_NO_MEMORY. */
+int hbs_lmots_sign_coefficients(const hbs_lmots_type *o, uint8_t *y, const uint8_t I[16],
+                                uint32_t q, const uint8_t *seed, const uint8_t *a);
 /* The LM-OTS signature (u32 type || C || y[0..p-1]) of msg at leaf q with the given C.
  * Returns HBS_OK or HBS_ERR_NO_MEMORY. */
 int hbs_lmots_sign(const hbs_lmots_type *o, uint8_t *sig, const uint8_t I[16], uint32_t q,

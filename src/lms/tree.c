@@ -267,13 +267,22 @@ int hbs_lms_build_range(const hbs_lms_view *v, unsigned top, uint32_t base, uint
 int hbs_lms_builder_step(const hbs_lms_view *v, unsigned top, uint32_t base, uint32_t done,
                          uint8_t *left)
 {
+    uint8_t leaf[HBS_LMS_MAX_N];
+    int err = hbs_lms_leaves(v->L->lms, v->L->ots, v->I, v->seed, base + done, 1, leaf);
+    if (err)
+        return err;
+    hbs_lms_builder_put(v, top, base, done, left, leaf);
+    return HBS_OK;
+}
+
+void hbs_lms_builder_put(const hbs_lms_view *v, unsigned top, uint32_t base, uint32_t done,
+                         uint8_t *left, const uint8_t *leaf)
+{
     const size_t n = v->L->n;
     uint8_t node[HBS_LMS_MAX_N], pair[2 * HBS_LMS_MAX_N];
     uint32_t k = base + done;
     unsigned z = 0;
-    int err = hbs_lms_leaves(v->L->lms, v->L->ots, v->I, v->seed, k, 1, node);
-    if (err)
-        return err;
+    memcpy(node, leaf, n);
     capture(v, 0, k, node);
     while (z < top && (k & 1)) {
         memcpy(pair, left + (size_t)z * n, n);
@@ -286,7 +295,6 @@ int hbs_lms_builder_step(const hbs_lms_view *v, unsigned top, uint32_t base, uin
     }
     if (z < top)
         memcpy(left + (size_t)z * n, node, n);
-    return HBS_OK;
 }
 
 void hbs_lms_auth_path(const hbs_lms_layout *L, const uint8_t *top, uint8_t *const cur[],

@@ -84,6 +84,9 @@ int hbs_lms_build_range(const hbs_lms_view *v, unsigned top, uint32_t base, uint
  * completes right children, captures every node. Returns HBS_OK or HBS_ERR_NO_MEMORY. */
 int hbs_lms_builder_step(const hbs_lms_view *v, unsigned top, uint32_t base, uint32_t done,
                          uint8_t *left);
+/* The same with the leaf (n bytes) made elsewhere. */
+void hbs_lms_builder_put(const hbs_lms_view *v, unsigned top, uint32_t base, uint32_t done,
+                         uint8_t *left, const uint8_t *leaf);
 
 /* The authentication path of leaf q (h nodes, bottom first) from the cached top and the
  * current subtrees of the stripes. */

@@ -494,3 +494,51 @@ int hbs_stateful_batch_end_engine(hbs_stateful_key *k, uint64_t next,
 }
 
 void hbs_stateful_batch_free_state(uint8_t *state, size_t statelen) { free_blob(state, statelen); }
+
+/* ---- one signature under each of many keys (state/stateful_batch.h) -------------------- */
+
+int hbs_stateful_sign_begin(hbs_stateful_key *k, uint8_t *sig, size_t sigcap,
+                            const uint8_t *msg, size_t msglen, hbs_stateful_step *st)
+{
+    uint64_t index;
+    int rc;
+    if (!k || !sig || !st || (!msg && msglen))
+        return HBS_ERR_INVALID_ARGUMENT;
+    index = hbs_stateful_key_index(k);
+    if (index >= hbs_stateful_key_end(k))
+        return HBS_ERR_KEY_EXHAUSTED;
+    if (sigcap < hbs_stateful_sig_bytes(k))
+        return HBS_ERR_BUFFER_TOO_SMALL;
+    if (index >= k->reserved && (rc = reserve_more(k)) != HBS_OK)
+        return rc;
+    if (index >= k->reserved) /* cannot happen: reserve_more covers index or fails */
+        return HBS_ERR_STATE;
+    st->family = k->family;
+    rc = k->hss ? hbs_hss_sign_begin(k->hss, sig, sigcap, msg, msglen, &st->u.h)
+                : hbs_xmss_sign_begin(k->xmss, sig, sigcap, msg, msglen, &st->u.x);
+    if (rc != HBS_OK)
+        hbs_memzero(sig, sigcap);
+    return rc;
+}
+
+int hbs_stateful_sign_finish(hbs_stateful_key *k, hbs_stateful_step *st,
+                             const uint8_t *leaves, const uint8_t *ots, uint8_t *sig,
+                             size_t sigcap)
+{
+    int rc;
+    if (!k || !st || !sig || st->family != k->family)
+        return HBS_ERR_INVALID_ARGUMENT;
+    rc = k->hss ? hbs_hss_sign_finish(k->hss, &st->u.h, leaves, ots, sig, sigcap)
+                : hbs_xmss_sign_finish(k->xmss, &st->u.x, leaves, ots, sig, sigcap);
+    if (rc != HBS_OK)
+        hbs_memzero(sig, sigcap);
+    return rc;
+}
+
+int hbs_stateful_xmss_job(const hbs_stateful_key *k, hbs_xmss_leaf_job *job)
+{
+    if (!k || !job || !k->xmss)
+        return HBS_ERR_INVALID_ARGUMENT;
+    hbs_xmss_key_leaf_job(k->xmss, job);
+    return HBS_OK;
+}

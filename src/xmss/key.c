@@ -244,6 +244,11 @@ static void engine_job(const hbs_xmss_key *k, hbs_xmss_leaf_job *j, unsigned i, 
     j->mt = p->mt;
 }
 
+void hbs_xmss_key_leaf_job(const hbs_xmss_key *key, hbs_xmss_leaf_job *job)
+{
+    engine_job(key, job, 0, 0);
+}
+
 static int feed_upto(hbs_xmss_key *k, unsigned i, uint64_t tree, uint32_t upto)
 {
     xmss_layer *L = &k->layer[i];

@@ -87,6 +87,8 @@ typedef struct {
     int final, round, feed, owed; /* owed: 0 none, 1 a next-tree leaf, 2 an update */
 } hbs_xmss_step;
 
+/* The key's hashing as a leaf engine's job (seeds point into the key; layer and tree 0). */
+void hbs_xmss_key_leaf_job(const hbs_xmss_key *key, hbs_xmss_leaf_job *job);
 int hbs_xmss_sign_begin(const hbs_xmss_key *key, uint8_t *sig, size_t sigcap,
                         const uint8_t *msg, size_t msglen, hbs_xmss_step *st);
 int hbs_xmss_sign_finish(hbs_xmss_key *key, hbs_xmss_step *st, const uint8_t *leaves,

@@ -1165,6 +1165,186 @@ static void test_gpu_stateful_sign_many_cache(void)
               runs);
 }
 
+/* ---- one message under each of many keys (hbs_gpu_stateful_sign_keys) ---- */
+
+#define SK_PER_SET 3
+#define SK_ROUNDS 5
+
+/* Every set of batch_sets, SK_PER_SET keys each (one at index 0, others skipped to just
+ * before a tree boundary of the bottom layer), each with a CPU twin from the same seed. Five
+ * rounds of one call signing a message under every key at once, all families and shapes
+ * mixed: each signature equals the twin's hbs_stateful_sign byte for byte, and afterwards
+ * each key's state equals its twin's. A key at its end reports HBS_ERR_KEY_EXHAUSTED alone;
+ * an injected failure of one key's reservation leaves that key untouched and its signature
+ * zero while the others sign; one key twice is refused whole. */
+static void test_gpu_stateful_sign_keys(void)
+{
+    enum { NK = N_BATCH_SETS * SK_PER_SET + 1 };
+    char paths[2 * NK][512];
+    hbs_stateful_key *kg[NK], *kc[NK];
+    uint8_t *sigs[NK], *csig = NULL, mbuf[NK][40];
+    const uint8_t *msgs[NK];
+    size_t caps[NK], lens[NK], slens[NK], nk = 0, same = 0, total = 0;
+    int res[NK];
+    memset(paths, 0, sizeof paths);
+    if (!have_gpu())
+        return;
+    memset(kg, 0, sizeof kg);
+    memset(kc, 0, sizeof kc);
+    memset(sigs, 0, sizeof sigs);
+    for (size_t a = 0; a < N_BATCH_SETS; a++)
+        for (size_t r = 0; r < SK_PER_SET; r++, nk++) {
+            uint8_t seed[3 * 64], pk[HBS_STATEFUL_MAX_PK_BYTES];
+            size_t pklen = 0;
+            test_rand_bytes(seed, sizeof seed);
+            snprintf(paths[2 * nk], sizeof paths[0], "%s/gsk-g-%zu.key", test_tmpdir(), nk);
+            snprintf(paths[2 * nk + 1], sizeof paths[0], "%s/gsk-c-%zu.key", test_tmpdir(), nk);
+            if (!batch_key(batch_sets[a], paths[2 * nk], seed, pk, &pklen) ||
+                !batch_key(batch_sets[a], paths[2 * nk + 1], seed, pk, &pklen))
+                goto out;
+            CHECK_INT(hbs_stateful_open(&kg[nk], paths[2 * nk], HBS_STATEFUL_NO_SYNC, 1), HBS_OK);
+            CHECK_INT(hbs_stateful_open(&kc[nk], paths[2 * nk + 1], HBS_STATEFUL_NO_SYNC, 1),
+                      HBS_OK);
+            if (!kg[nk] || !kc[nk])
+                goto out;
+            /* r = 1: two before index 1,024 (a boundary of every layer of the multi-tree keys
+             * here), or half of a smaller key (a bottom-tree boundary of the two-level HSS
+             * key), so the rounds cross it; r = 2: a little way in */
+            const uint64_t tot = hbs_stateful_key_total(kg[nk]);
+            uint64_t to = 0;
+            if (r == 1)
+                to = (tot > 1024 ? 1024 : tot / 2) - 2;
+            else if (r == 2)
+                to = 5;
+            for (int t = 0; t < 2 && to; t++) {
+                hbs_stateful_key *k = t ? kc[nk] : kg[nk];
+                uint8_t *st = NULL;
+                size_t stl = 0;
+                uint64_t first = 0;
+                CHECK_INT(hbs_stateful_batch_begin(k, to, &first, &st, &stl), HBS_OK);
+                hbs_stateful_batch_free_state(st, stl);
+                CHECK_INT(hbs_stateful_batch_end(k, first + to), HBS_OK);
+            }
+            caps[nk] = hbs_stateful_sig_bytes(kg[nk]);
+            sigs[nk] = malloc(caps[nk]);
+            if (!sigs[nk])
+                goto out;
+        }
+    {
+        /* an exhausted key: an H5 key moved to its end */
+        uint8_t seed[3 * 64], pk[HBS_STATEFUL_MAX_PK_BYTES], *st = NULL;
+        size_t pklen = 0, stl = 0;
+        uint64_t first = 0;
+        test_rand_bytes(seed, sizeof seed);
+        snprintf(paths[2 * nk], sizeof paths[0], "%s/gsk-g-%zu.key", test_tmpdir(), nk);
+        paths[2 * nk + 1][0] = 0;
+        if (!batch_key("LMS_SHA256_M32_H5/LMOTS_SHA256_N32_W4", paths[2 * nk], seed, pk, &pklen))
+            goto out;
+        CHECK_INT(hbs_stateful_open(&kg[nk], paths[2 * nk], HBS_STATEFUL_NO_SYNC, 1), HBS_OK);
+        if (!kg[nk])
+            goto out;
+        CHECK_INT(hbs_stateful_batch_begin(kg[nk], 32, &first, &st, &stl), HBS_OK);
+        hbs_stateful_batch_free_state(st, stl);
+        CHECK_INT(hbs_stateful_batch_end(kg[nk], 32), HBS_OK);
+        caps[nk] = hbs_stateful_sig_bytes(kg[nk]);
+        sigs[nk] = malloc(caps[nk]);
+        if (!sigs[nk])
+            goto out;
+        nk++;
+    }
+    csig = malloc(8 << 20);
+    if (!csig)
+        goto out;
+    for (int round = 0; round < SK_ROUNDS; round++) {
+        test_rand_bytes(&mbuf[0][0], sizeof mbuf);
+        for (size_t i = 0; i < nk; i++) {
+            msgs[i] = mbuf[i];
+            lens[i] = (i * 7 + (size_t)round) % 41;
+        }
+        const int rc = hbs_gpu_stateful_sign_keys(kg, nk, sigs, caps, slens, msgs, lens, res);
+        CHECK_MSG(rc == HBS_ERR_KEY_EXHAUSTED, "round %d: sign_keys %d (%s)", round, rc,
+                  hbs_gpu_last_error());
+        CHECK_INT(res[nk - 1], HBS_ERR_KEY_EXHAUSTED);
+        CHECK_INT(slens[nk - 1], 0);
+        for (size_t i = 0; i + 1 < nk; i++, total++) {
+            size_t cl = 0;
+            const int crc = hbs_stateful_sign(kc[i], csig, 8 << 20, &cl, msgs[i], lens[i]);
+            const int ok = res[i] == HBS_OK && crc == HBS_OK && slens[i] == cl &&
+                           memcmp(csig, sigs[i], cl) == 0;
+            CHECK_MSG(ok, "%s key %zu round %d: result %d, CPU %d, lengths %zu/%zu, %s",
+                      batch_sets[i / SK_PER_SET], i % SK_PER_SET, round, res[i], crc, slens[i],
+                      cl, ok ? "" : "bytes differ");
+            same += (size_t)ok;
+        }
+    }
+    /* each key's whole state equals its twin's */
+    for (size_t i = 0; i + 1 < nk; i++) {
+        uint8_t *xg = NULL, *xc = NULL;
+        size_t lg = 0, lc = 0;
+        uint64_t fg = 0, fc = 0;
+        if (hbs_stateful_key_remaining(kg[i]) == 0)
+            continue;
+        CHECK_INT(hbs_stateful_batch_state(kg[i], 1, &fg, &xg, &lg), HBS_OK);
+        CHECK_INT(hbs_stateful_batch_state(kc[i], 1, &fc, &xc, &lc), HBS_OK);
+        CHECK_MSG(xg && xc && fg == fc && lg == lc && memcmp(xg, xc, lg) == 0,
+                  "%s key %zu: state after the rounds differs from the CPU's",
+                  batch_sets[i / SK_PER_SET], i % SK_PER_SET);
+        hbs_stateful_batch_free_state(xg, lg);
+        hbs_stateful_batch_free_state(xc, lc);
+    }
+    test_note("%zu/%zu signatures under %zu keys (%zu sets) equal the CPU's", same, total,
+              nk - 1, (size_t)N_BATCH_SETS);
+    {
+        /* one reservation fails (keys with a reserve of 1 write their file every time) */
+        uint64_t before[NK];
+        size_t io = 0, ok = 0, which = NK;
+        for (size_t i = 0; i < nk; i++)
+            before[i] = hbs_stateful_key_index(kg[i]);
+        for (size_t i = 0; i < nk; i++)
+            memset(sigs[i], 0xa5, caps[i]);
+        (void)hbs_store_test_fail_at(1);
+        const int rc = hbs_gpu_stateful_sign_keys(kg, nk - 1, sigs, caps, slens, msgs, lens, res);
+        (void)hbs_store_test_fail_at(0);
+        for (size_t i = 0; i + 1 < nk; i++) {
+            if (res[i] == HBS_ERR_IO) {
+                size_t left = 0;
+                for (size_t b = 0; b < caps[i]; b++)
+                    left += sigs[i][b] != 0;
+                io++;
+                which = i;
+                CHECK_MSG(left == 0 && hbs_stateful_key_index(kg[i]) == before[i],
+                          "the key whose reservation failed: %zu bytes left, index moved %d",
+                          left, hbs_stateful_key_index(kg[i]) != before[i]);
+            } else {
+                ok += res[i] == HBS_OK && hbs_stateful_key_index(kg[i]) == before[i] + 1;
+            }
+        }
+        CHECK_INT(rc, HBS_ERR_IO);
+        CHECK_MSG(io == 1 && ok + 1 == nk - 1, "failed reservation: %zu refused, %zu signed of %zu",
+                  io, ok, nk - 1);
+        test_note("one failed reservation: key %zu refused alone, %zu keys signed", which, ok);
+    }
+    {
+        /* one key twice: refused whole, nothing moves */
+        hbs_stateful_key *two[2] = {kg[0], kg[0]};
+        const uint64_t before = hbs_stateful_key_index(kg[0]);
+        CHECK_INT(hbs_gpu_stateful_sign_keys(two, 2, sigs, caps, slens, msgs, lens, res),
+                  HBS_ERR_INVALID_ARGUMENT);
+        CHECK_INT(res[0], HBS_ERR_INVALID_ARGUMENT);
+        CHECK_INT(hbs_stateful_key_index(kg[0]), before);
+    }
+out:
+    free(csig);
+    for (size_t i = 0; i < NK; i++) {
+        hbs_stateful_close(kg[i]);
+        hbs_stateful_close(kc[i]);
+        free(sigs[i]);
+    }
+    for (size_t i = 0; i < 2 * NK; i++)
+        if (paths[i][0])
+            remove(paths[i]);
+}
+
 static void test_gpu_stateful_sign_many_misuse(void)
 {
     char path[4096];
@@ -1226,5 +1406,6 @@ const hbs_test hbs_tests_gpu_stateful[] = {
     {"sign_many_reserve_ahead", test_gpu_stateful_sign_many_reserve_ahead},
     {"verify_pinned", test_gpu_stateful_verify_pinned},
     {"sign_many_reserve_fails", test_gpu_stateful_sign_many_reserve_fails},
+    {"sign_keys", test_gpu_stateful_sign_keys},
     {NULL, NULL},
 };

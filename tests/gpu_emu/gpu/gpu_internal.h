@@ -33,6 +33,11 @@ static inline int cudaMemcpyAsync(void *d, const void *s, size_t n, int, cudaStr
     memcpy(d, s, n);
     return 0;
 }
+static inline int cudaMemsetAsync(void *d, int v, size_t n, cudaStream_t)
+{
+    memset(d, v, n);
+    return 0;
+}
 static inline int cudaMemcpy2DAsync(void *d, size_t dpitch, const void *s, size_t spitch,
                                     size_t width, size_t height, int, cudaStream_t)
 {
