@@ -5,6 +5,7 @@
  * the hash-count fields are 0 here (no model yet for these schemes). */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "batch.h"
@@ -555,6 +556,147 @@ out:
     return err;
 }
 
+/* ---- one message under each of many keys (hbs_gpu_stateful_sign_keys) ----
+ * MANY_KEYS key files: MANY_DISTINCT keys made on the GPU, each copied into MANY_KEYS /
+ * MANY_DISTINCT files. The copies sign the same indices as their originals, which is
+ * exactly the work of as many distinct keys (nothing on the GPU or the CPU is shared
+ * between them) at a fraction of the key generation; copying a real key file reuses its
+ * one-time keys and must never be done outside a benchmark. */
+#define MANY_KEYS 16384
+#define MANY_DISTINCT 256
+#define MANY_RESERVE 64
+
+static int copy_file(const char *from, const char *to)
+{
+    FILE *a = fopen(from, "rb"), *b = a ? fopen(to, "wb") : NULL;
+    char buf[65536];
+    size_t got;
+    int ok = a && b;
+    while (ok && (got = fread(buf, 1, sizeof buf, a)) > 0)
+        ok = fwrite(buf, 1, got, b) == got;
+    if (a)
+        fclose(a);
+    if (b && fclose(b) != 0)
+        ok = 0;
+    return ok ? HBS_OK : HBS_ERR_IO;
+}
+
+static int gpu_keys_row(const char *alg, const char *dir, unsigned long iterations,
+                        double min_time, sample_set *s, FILE *out)
+{
+    hbs_stateful_key **keys = calloc(MANY_KEYS, sizeof *keys);
+    uint8_t **sp = calloc(MANY_KEYS, sizeof *sp), *sigs = NULL, pk[HBS_STATEFUL_MAX_PK_BYTES];
+    const uint8_t **msgs = calloc(MANY_KEYS, sizeof *msgs);
+    size_t *caps = calloc(MANY_KEYS, sizeof *caps), *mlens = calloc(MANY_KEYS, sizeof *mlens);
+    int *res = calloc(MANY_KEYS, sizeof *res), err = HBS_OK;
+    uint8_t msg[32];
+    char path[128];
+    size_t nk = 0, sb = 0, pklen = 0;
+    double nosync_ms = 0, fsync_ms = 0, t0;
+    struct rlimit rl;
+    /* every open key holds its lock file open */
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        (void)setrlimit(RLIMIT_NOFILE, &rl);
+    }
+    if (!keys || !sp || !msgs || !caps || !mlens || !res) {
+        err = HBS_ERR_NO_MEMORY;
+        goto out;
+    }
+    for (size_t d = 0; d < MANY_DISTINCT && err == HBS_OK; d++) {
+        snprintf(path, sizeof path, "%s/many-%zu-0.state", dir, d);
+        err = hbs_gpu_stateful_keygen(alg, path, 0, pk, sizeof pk, &pklen, NULL, 0, NULL, NULL);
+        for (size_t c = 1; c < MANY_KEYS / MANY_DISTINCT && err == HBS_OK; c++) {
+            char to[160];
+            snprintf(to, sizeof to, "%s/many-%zu-%zu.state", dir, d, c);
+            err = copy_file(path, to);
+        }
+    }
+    memset(msg, 0x5a, sizeof msg);
+    for (int mode = 0; mode < 2 && err == HBS_OK; mode++) {
+        /* 0: no fsync, the file written at every signature (the compute and the writes);
+         * 1: fsync, MANY_RESERVE indices set aside a time (a real signer's setting) */
+        const int flags = mode == 0 ? HBS_STATEFUL_NO_SYNC : 0;
+        for (size_t i = 0; i < nk; i++)
+            hbs_stateful_close(keys[i]);
+        nk = 0;
+        for (size_t d = 0; d < MANY_DISTINCT && err == HBS_OK; d++)
+            for (size_t c = 0; c < MANY_KEYS / MANY_DISTINCT && err == HBS_OK; c++, nk++) {
+                snprintf(path, sizeof path, "%s/many-%zu-%zu.state", dir, d, c);
+                err = hbs_stateful_open(&keys[nk], path, flags, mode == 0 ? 1 : MANY_RESERVE);
+            }
+        if (err != HBS_OK)
+            break;
+        if (!sigs) {
+            sb = hbs_stateful_sig_bytes(keys[0]);
+            if (!(sigs = malloc(MANY_KEYS * sb))) {
+                err = HBS_ERR_NO_MEMORY;
+                break;
+            }
+            for (size_t i = 0; i < MANY_KEYS; i++) {
+                sp[i] = sigs + i * sb;
+                caps[i] = sb;
+                msgs[i] = msg;
+                mlens[i] = sizeof msg;
+            }
+        }
+        if (mode == 0) {
+            s->count = 0;
+            s->start = hbs_cli_now();
+            while (err == HBS_OK && keep_going(s, min_time, iterations)) {
+                t0 = hbs_cli_now();
+                err = hbs_gpu_stateful_sign_keys(keys, nk, sp, caps, NULL, msgs, mlens, res);
+                add_sample(s, t0);
+            }
+            nosync_ms = median_ms(s);
+        } else {
+            /* every call of a reserve: one in MANY_RESERVE writes and fsyncs all files */
+            t0 = hbs_cli_now();
+            for (int r = 0; r < MANY_RESERVE && err == HBS_OK; r++)
+                err = hbs_gpu_stateful_sign_keys(keys, nk, sp, caps, NULL, msgs, mlens, res);
+            fsync_ms = (hbs_cli_now() - t0) * 1e3 / MANY_RESERVE;
+        }
+    }
+    /* the last batch verifies (under the originals' public keys, which the copies share) */
+    if (err == HBS_OK) {
+        size_t bad = 0;
+        for (size_t i = 0; i < nk; i += MANY_KEYS / MANY_DISTINCT) {
+            uint8_t kpk[HBS_STATEFUL_MAX_PK_BYTES];
+            size_t kl = 0;
+            if (hbs_stateful_key_public(keys[i], kpk, sizeof kpk, &kl) != HBS_OK ||
+                hbs_stateful_verify(hbs_stateful_key_family(keys[i]), kpk, kl, msg, sizeof msg,
+                                    sp[i], sb) != HBS_OK)
+                bad++;
+        }
+        if (bad)
+            err = HBS_ERR_VERIFY_FAILED;
+    }
+    if (err == HBS_OK)
+        fprintf(out, "%-64s %7zu %12.3f %12.0f %12.3f %12.0f %6zu\n", alg, nk, nosync_ms,
+                nosync_ms > 0 ? (double)nk / (nosync_ms / 1e3) : 0, fsync_ms,
+                fsync_ms > 0 ? (double)nk / (fsync_ms / 1e3) : 0, s->count);
+    fflush(out);
+out:
+    for (size_t i = 0; i < nk; i++)
+        hbs_stateful_close(keys[i]);
+    for (size_t d = 0; d < MANY_DISTINCT; d++)
+        for (size_t c = 0; c < MANY_KEYS / MANY_DISTINCT; c++) {
+            char lk[160];
+            snprintf(path, sizeof path, "%s/many-%zu-%zu.state", dir, d, c);
+            snprintf(lk, sizeof lk, "%s.lock", path);
+            unlink(path);
+            unlink(lk);
+        }
+    free(keys);
+    free(sp);
+    free(sigs);
+    free(msgs);
+    free(caps);
+    free(mlens);
+    free(res);
+    return err;
+}
+
 int hbs_cli_bench_stateful_gpu(const char *const *algs, size_t nalgs, int do_keygen,
                                int do_batches, unsigned long iterations, double min_time,
                                FILE *out)
@@ -648,6 +790,21 @@ int hbs_cli_bench_stateful_gpu(const char *const *algs, size_t nalgs, int do_key
     }
     for (size_t i = 0; err == HBS_OK && do_batches && i < nalgs; i++)
         err = gpu_batch_row(algs[i], path, lock, iterations, min_time, &s, out);
+    if (err == HBS_OK && do_batches) {
+        fprintf(out, "\nstateful signing under many keys on the GPU (%s): one call of "
+                     "hbs_gpu_stateful_sign_keys signs one 32-byte message under each of "
+                     "%d keys (%d made on the GPU, each copied into %d files: the same work as "
+                     "distinct keys); 'nosync' opens them HBS_STATEFUL_NO_SYNC with a reserve "
+                     "of 1 (every key file written at each signature, median ms); 'fsync' "
+                     "with fsync and a reserve of %d (mean of %d calls, the first of which "
+                     "writes and fsyncs every file)\n",
+                gpu, MANY_KEYS, MANY_DISTINCT, MANY_KEYS / MANY_DISTINCT, MANY_RESERVE,
+                MANY_RESERVE);
+        fprintf(out, "%-64s %7s %12s %12s %12s %12s %6s\n", "algorithm", "keys", "nosync ms",
+                "nosync/s", "fsync ms", "fsync/s", "runs");
+    }
+    for (size_t i = 0; err == HBS_OK && do_batches && i < nalgs; i++)
+        err = gpu_keys_row(algs[i], dir, iterations, min_time, &s, out);
     rmdir(dir);
     free(s.samples);
     if (err != HBS_OK)
