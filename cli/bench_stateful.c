@@ -594,10 +594,23 @@ static int gpu_keys_row(const char *alg, const char *dir, unsigned long iteratio
     size_t nk = 0, sb = 0, pklen = 0;
     double nosync_ms = 0, fsync_ms = 0, t0;
     struct rlimit rl;
-    /* every open key holds its lock file open */
-    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-        rl.rlim_cur = rl.rlim_max;
-        (void)setrlimit(RLIMIT_NOFILE, &rl);
+    size_t want = MANY_KEYS;
+    /* every open key holds two descriptors (its folder and its lock): as many as allowed
+     * (raising the hard limit works for root), else fewer keys */
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
+        const rlim_t need = 2 * MANY_KEYS + 256;
+        struct rlimit up = rl;
+        if (up.rlim_cur < need) {
+            up.rlim_cur = up.rlim_max = need > rl.rlim_max ? need : rl.rlim_max;
+            if (setrlimit(RLIMIT_NOFILE, &up) != 0) {
+                rl.rlim_cur = rl.rlim_max;
+                (void)setrlimit(RLIMIT_NOFILE, &rl);
+            }
+        }
+        if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < need)
+            want = rl.rlim_cur > 512 ? (size_t)(rl.rlim_cur - 256) / 2 / MANY_DISTINCT *
+                                           MANY_DISTINCT
+                                     : MANY_DISTINCT;
     }
     if (!keys || !sp || !msgs || !caps || !mlens || !res) {
         err = HBS_ERR_NO_MEMORY;
@@ -621,7 +634,7 @@ static int gpu_keys_row(const char *alg, const char *dir, unsigned long iteratio
             hbs_stateful_close(keys[i]);
         nk = 0;
         for (size_t d = 0; d < MANY_DISTINCT && err == HBS_OK; d++)
-            for (size_t c = 0; c < MANY_KEYS / MANY_DISTINCT && err == HBS_OK; c++, nk++) {
+            for (size_t c = 0; c < want / MANY_DISTINCT && err == HBS_OK; c++, nk++) {
                 snprintf(path, sizeof path, "%s/many-%zu-%zu.state", dir, d, c);
                 err = hbs_stateful_open(&keys[nk], path, flags, mode == 0 ? 1 : MANY_RESERVE);
             }
@@ -660,7 +673,7 @@ static int gpu_keys_row(const char *alg, const char *dir, unsigned long iteratio
     /* the last batch verifies (under the originals' public keys, which the copies share) */
     if (err == HBS_OK) {
         size_t bad = 0;
-        for (size_t i = 0; i < nk; i += MANY_KEYS / MANY_DISTINCT) {
+        for (size_t i = 0; i < nk; i += want / MANY_DISTINCT) {
             uint8_t kpk[HBS_STATEFUL_MAX_PK_BYTES];
             size_t kl = 0;
             if (hbs_stateful_key_public(keys[i], kpk, sizeof kpk, &kl) != HBS_OK ||
