@@ -19,7 +19,7 @@
 #include "hbs/gpu.h"
 
 enum { OPT_ALG = 1, OPT_THREADS, OPT_WORKERS, OPT_BATCH, OPT_JSON, OPT_OPS, OPT_MIN_TIME,
-       OPT_ITERATIONS, OPT_GPU, OPT_MODES, OPT_STATEFUL, OPT_GPU_DEVICES };
+       OPT_ITERATIONS, OPT_GPU, OPT_MODES, OPT_STATEFUL, OPT_GPU_DEVICES, OPT_MANY_KEYS };
 
 static const hbs_cli_option options[] = {
     {OPT_ALG, 'a', "algorithm", "ALG", "parameter set to measure (repeatable; default all)"},
@@ -42,6 +42,9 @@ static const hbs_cli_option options[] = {
                                         "XMSS); -a takes their names too"},
     {OPT_GPU_DEVICES, 0, "gpu-devices", "LIST", "with --gpu: the GPUs to spread batches over, "
                                                 "such as 0,2 (default all)"},
+    {OPT_MANY_KEYS, 0, "many-keys", NULL, "with --gpu --stateful: also sign one message under "
+                                          "each of 16,384 keys per call "
+                                          "(hbs_gpu_stateful_sign_keys)"},
     {0, 0, NULL, NULL, NULL},
 };
 
@@ -73,6 +76,7 @@ typedef struct {
     const char *salgs[64]; /* stateful sets (LMS/HSS, XMSS/XMSS^MT) */
     size_t nsalgs;
     int stateful;
+    int many_keys;
 } bench_args;
 
 /* What every worker of one measurement shares (read-only while they run). */
@@ -202,6 +206,7 @@ static int parse_args(bench_args *a, int argc, char **argv)
             a->modes_given = 1;
             break;
         case OPT_STATEFUL: a->stateful = 1; break;
+        case OPT_MANY_KEYS: a->many_keys = 1; break;
         }
     }
     if (rc != HBS_CLI_OK)
@@ -531,7 +536,8 @@ static int run(int argc, char **argv)
                                    a.json);
         if (rc == HBS_CLI_OK)
             rc = hbs_cli_bench_stateful_gpu(a.salgs, a.nsalgs, a.ops[OP_KEYGEN],
-                                            a.ops[OP_SIGN] || a.ops[OP_VERIFY], a.iterations,
+                                            a.ops[OP_SIGN] || a.ops[OP_VERIFY],
+                                            a.many_keys && a.ops[OP_SIGN], a.iterations,
                                             a.min_time, stdout);
         return rc;
     }
@@ -606,7 +612,7 @@ const hbs_cli_command hbs_cli_cmd_bench = {
     run,
     "[-a ALG]... [--threads N] [--workers W] [--batch B] [--json FILE] "
     "[--ops keygen,sign,verify] [--min-time SECONDS] [--iterations N] [--stateful] [--gpu] "
-    "[--modes LIST]",
+    "[--modes LIST] [--many-keys]",
     "Measure key generation, signing and verification: median, min, max, throughput and "
     "distance to the hash ceiling.",
     "Each operation runs at least 3 times and for --min-time seconds (or exactly --iterations\n"

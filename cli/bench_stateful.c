@@ -713,8 +713,8 @@ out:
 }
 
 int hbs_cli_bench_stateful_gpu(const char *const *algs, size_t nalgs, int do_keygen,
-                               int do_batches, unsigned long iterations, double min_time,
-                               FILE *out)
+                               int do_batches, int do_many_keys, unsigned long iterations,
+                               double min_time, FILE *out)
 {
     char dir[] = "/tmp/hbs-bench-XXXXXX", path[64], lock[80], gpu[256] = "";
     sample_set s = {0};
@@ -805,7 +805,7 @@ int hbs_cli_bench_stateful_gpu(const char *const *algs, size_t nalgs, int do_key
     }
     for (size_t i = 0; err == HBS_OK && do_batches && i < nalgs; i++)
         err = gpu_batch_row(algs[i], path, lock, iterations, min_time, &s, out);
-    if (err == HBS_OK && do_batches) {
+    if (err == HBS_OK && do_many_keys) {
         fprintf(out, "\nstateful signing under many keys on the GPU (%s): one call of "
                      "hbs_gpu_stateful_sign_keys signs one 32-byte message under each of "
                      "%d keys (%d made on the GPU, each copied into %d files: the same work as "
@@ -818,7 +818,7 @@ int hbs_cli_bench_stateful_gpu(const char *const *algs, size_t nalgs, int do_key
         fprintf(out, "%-64s %7s %12s %12s %12s %12s %6s\n", "algorithm", "keys", "nosync ms",
                 "nosync/s", "fsync ms", "fsync/s", "runs");
     }
-    for (size_t i = 0; err == HBS_OK && do_batches && i < nalgs; i++)
+    for (size_t i = 0; err == HBS_OK && do_many_keys && i < nalgs; i++)
         err = gpu_keys_row(algs[i], dir, iterations, min_time, &s, out);
     rmdir(dir);
     free(s.samples);

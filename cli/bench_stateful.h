@@ -18,10 +18,10 @@ int hbs_cli_bench_stateful(const char *const *algs, size_t nalgs, int do_keygen,
 
 /* Key generation of each algorithm with the leaves on the GPU (in memory and to a key file)
  * beside the CPU's, then batch signing and verification, as tables on out (do_keygen,
- * do_batches pick the tables: `--ops keygen` leaves the batches out). An error without a
- * GPU. */
+ * do_batches pick the tables: `--ops keygen` leaves the batches out; do_many_keys adds
+ * signing under 16,384 keys a call, `--many-keys`). An error without a GPU. */
 int hbs_cli_bench_stateful_gpu(const char *const *algs, size_t nalgs, int do_keygen,
-                               int do_batches, unsigned long iterations, double min_time,
-                               FILE *out);
+                               int do_batches, int do_many_keys, unsigned long iterations,
+                               double min_time, FILE *out);
 
 #endif

@@ -83,6 +83,10 @@ check() {
         -a LMS_SHA256_M32_H15/LMOTS_SHA256_N32_W8 \
         -a XMSS-SHA2_16_256 --iterations 5 || status=1
     echo
+    echo "== GPU signing under many keys (one message under each of 16,384 keys a call) =="
+    run "$BUILD/hbs" bench --gpu --stateful --ops sign --many-keys -a XMSSMT-SHA2_20/2_256 \
+        -a XMSS-SHA2_10_256 -a LMS_SHA256_M32_H10/LMOTS_SHA256_N32_W4 --iterations 5 || status=1
+    echo
     echo "== GPU stateful key generation of tall trees (issue targets: XMSS_20 <= 0.5 s, LMS H20/W8 <= 1 s, H25/W8 <= 30 s) =="
     run "$BUILD/hbs" bench --gpu --stateful --ops keygen -a XMSS-SHA2_20_256 \
         -a LMS_SHA256_M32_H20/LMOTS_SHA256_N32_W8 -a LMS_SHA256_M32_H25/LMOTS_SHA256_N32_W8 \
