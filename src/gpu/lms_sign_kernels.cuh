@@ -29,19 +29,8 @@ __global__ void lms_ots_sign_sha256(ls_args a, const uint32_t *qs, const uint8_t
     if (t >= (uint64_t)njobs * a.p)
         return;
     const uint32_t k = (uint32_t)(t / a.p), i = (uint32_t)(t % a.p), q = qs[k];
-    const uint32_t steps = digits[t];
-    uint32_t I[4], v[NW], pre[8];
-#pragma unroll
-    for (int b = 0; b < 4; b++)
-        I[b] = be32(a.I + 4 * b);
-#pragma unroll
-    for (int b = 0; b < NW; b++)
-        v[b] = be32(a.seed + 4 * b);
-    lms_prefix_rounds(pre, I, q);
-    lms_step_sha256<NW>(pre, I, q, i, 0xff, v);
-#pragma unroll 1
-    for (uint32_t s = 0; s < steps; s++)
-        lms_step_sha256<NW>(pre, I, q, i, s, v);
+    uint32_t v[NW];
+    lms_chain_sha256<NW, false>(v, a.I, a.seed, q, i, digits[t], 0, nullptr);
 #pragma unroll
     for (int b = 0; b < NW; b++)
         put_be32(y + t * (4 * NW) + 4 * b, v[b]);
@@ -54,21 +43,8 @@ __global__ void lms_ots_sign_shake(ls_args a, const uint32_t *qs, const uint8_t 
     if (t >= (uint64_t)njobs * a.p)
         return;
     const uint32_t k = (uint32_t)(t / a.p), i = (uint32_t)(t % a.p), q = qs[k], n = a.n;
-    const uint32_t steps = digits[t];
     uint8_t m[23 + 32];
-    for (int b = 0; b < 16; b++)
-        m[b] = a.I[b];
-    put_be32(m + 16, q);
-    m[20] = (uint8_t)(i >> 8);
-    m[21] = (uint8_t)i;
-    m[22] = 0xff;
-    for (uint32_t b = 0; b < n; b++)
-        m[23 + b] = a.seed[b];
-    sf_hash<SF_SHAKE256>(m + 23, n, m, 23 + n);
-    for (uint32_t s = 0; s < steps; s++) {
-        m[22] = (uint8_t)s;
-        sf_hash<SF_SHAKE256>(m + 23, n, m, 23 + n);
-    }
+    lms_chain_shake<false>(m, a.I, a.seed, n, q, i, digits[t], 0, nullptr);
     for (uint32_t b = 0; b < n; b++)
         y[t * n + b] = m[23 + b];
 }
@@ -95,25 +71,8 @@ template <int NW> __global__ void lf_chains_sha256(lf_args a, uint8_t *y)
     const int32_t job = a.cap ? a.cap[q] : -1;
     const uint32_t cd = job >= 0 ? a.digits[(uint64_t)job * a.p + i] : 0xffffffffu;
     uint8_t *cap_out = job >= 0 ? a.sig + ((uint64_t)job * a.p + i) * (4 * NW) : nullptr;
-    uint32_t I[4], v[NW], pre[8];
-#pragma unroll
-    for (int k = 0; k < 4; k++)
-        I[k] = be32(a.I + 4 * k);
-#pragma unroll
-    for (int k = 0; k < NW; k++)
-        v[k] = be32(a.seed + 4 * k);
-    lms_prefix_rounds(pre, I, q);
-    lms_step_sha256<NW>(pre, I, q, i, 0xff, v);
-#pragma unroll 1
-    for (uint32_t j = 0; j < steps; j++) {
-        if (j == cd)
-            for (int k = 0; k < NW; k++)
-                put_be32(cap_out + 4 * k, v[k]);
-        lms_step_sha256<NW>(pre, I, q, i, j, v);
-    }
-    if (cd == steps)
-        for (int k = 0; k < NW; k++)
-            put_be32(cap_out + 4 * k, v[k]);
+    uint32_t v[NW];
+    lms_chain_sha256<NW, true>(v, a.I, a.seed, q, i, steps, cd, cap_out);
 #pragma unroll
     for (int k = 0; k < NW; k++)
         put_be32(y + t * (4 * NW) + 4 * k, v[k]);

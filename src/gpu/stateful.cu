@@ -76,19 +76,8 @@ template <int NW> __global__ void lms_chains_sha256(lms_args a, uint8_t *y)
     if (t >= (uint64_t)a.count * a.p)
         return;
     const uint32_t q = a.first + (uint32_t)(t / a.p), i = (uint32_t)(t % a.p);
-    const uint32_t steps = (1u << a.w) - 1;
-    uint32_t I[4], v[NW], pre[8];
-#pragma unroll
-    for (int k = 0; k < 4; k++)
-        I[k] = be32(a.I + 4 * k);
-#pragma unroll
-    for (int k = 0; k < NW; k++)
-        v[k] = be32(a.seed + 4 * k);
-    lms_prefix_rounds(pre, I, q);
-    lms_step_sha256<NW>(pre, I, q, i, 0xff, v);
-#pragma unroll 1
-    for (uint32_t j = 0; j < steps; j++)
-        lms_step_sha256<NW>(pre, I, q, i, j, v);
+    uint32_t v[NW];
+    lms_chain_sha256<NW, false>(v, a.I, a.seed, q, i, (1u << a.w) - 1, 0, nullptr);
 #pragma unroll
     for (int k = 0; k < NW; k++)
         put_be32(y + t * (4 * NW) + 4 * k, v[k]);
@@ -99,22 +88,9 @@ __global__ void lms_chains_shake(lms_args a, uint8_t *y)
     const uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= (uint64_t)a.count * a.p)
         return;
-    const uint32_t q = a.first + (uint32_t)(t / a.p), i = (uint32_t)(t % a.p);
-    const uint32_t steps = (1u << a.w) - 1, n = a.n;
+    const uint32_t q = a.first + (uint32_t)(t / a.p), i = (uint32_t)(t % a.p), n = a.n;
     uint8_t m[23 + 32];
-    for (int k = 0; k < 16; k++)
-        m[k] = a.I[k];
-    put_be32(m + 16, q);
-    m[20] = (uint8_t)(i >> 8);
-    m[21] = (uint8_t)i;
-    m[22] = 0xff;
-    for (uint32_t k = 0; k < n; k++)
-        m[23 + k] = a.seed[k];
-    sf_hash<SF_SHAKE256>(m + 23, n, m, 23 + n);
-    for (uint32_t j = 0; j < steps; j++) {
-        m[22] = (uint8_t)j;
-        sf_hash<SF_SHAKE256>(m + 23, n, m, 23 + n);
-    }
+    lms_chain_shake<false>(m, a.I, a.seed, n, q, i, (1u << a.w) - 1, 0, nullptr);
     for (uint32_t k = 0; k < n; k++)
         y[t * n + k] = m[23 + k];
 }
@@ -125,22 +101,9 @@ template <int F> __global__ void lms_leaf_kernel(lms_args a, const uint8_t *y, u
     const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= a.count)
         return;
-    const uint32_t q = a.first + t, n = a.n;
-    uint8_t head[22 + 32];
-    typename stream_of<F>::type h;
-    for (int k = 0; k < 16; k++)
-        head[k] = a.I[k];
-    put_be32(head + 16, q);
-    head[20] = 0x80;
-    head[21] = 0x80;
-    h.init();
-    h.absorb(head, 22);
-    h.absorb(y + (uint64_t)t * a.p * n, a.p * n);
-    h.finish(head + 22, n);
-    put_be32(head + 16, (1u << a.h) + q);
-    head[20] = 0x82;
-    head[21] = 0x82;
-    sf_hash<F>(out + (uint64_t)t * n, n, head, 22 + n);
+    const uint32_t n = a.n;
+    lms_leaf_stream<F>(a.I, a.first + t, a.h, a.p, n, y + (uint64_t)t * a.p * n,
+                       out + (uint64_t)t * n);
 }
 
 /* The same for SHA-256, word-wise (lms_hash_words), in blocks of SF_LEAF_THREADS: a
@@ -166,14 +129,7 @@ template <int F> __global__ void xmss_chains_generic(xmss_args x, uint8_t *vals)
     uint8_t adrs[32], v[64], m[64 + 64 + 64 + 32];
     adrs_set(adrs, 4, adrs_base(adrs, x, (uint32_t)(t / x.len), 0));
     adrs_set(adrs, 5, i);
-    /* sk_i = PRF_keygen(SK_SEED, PUB_SEED || ADRS) */
-    unsigned at = put_prefix(m, x, 4, x.sk_seed);
-    for (unsigned k = 0; k < x.n; k++)
-        m[at + k] = x.pub_seed[k];
-    at += x.n;
-    for (int k = 0; k < 32; k++)
-        m[at + k] = adrs[k];
-    sf_hash<F>(v, x.n, m, at + 32);
+    x_secret<F>(v, x, adrs, m);
     for (uint32_t s = 0; s < 15; s++) {
         adrs_set(adrs, 6, s);
         x_thash<F>(v, x, adrs, v, 1);
@@ -289,7 +245,7 @@ __global__ void xmss_ltree_sha256_serial(xmss_args x, x256_mid mid, uint8_t *val
         return;
     uint32_t *node = reinterpret_cast<uint32_t *>(vals + (uint64_t)g * x.len * 32);
     const uint32_t k = g / x.count;
-    uint32_t a[8], pm[8], lv[8], rv[8], res[8];
+    uint32_t a[8], pm[8];
     for (int w = 0; w < 8; w++)
         pm[w] = mid.prf[w];
     a[0] = x.layer[k];
@@ -297,25 +253,7 @@ __global__ void xmss_ltree_sha256_serial(xmss_args x, x256_mid mid, uint8_t *val
     a[2] = (uint32_t)x.tree[k];
     a[3] = 1;
     a[4] = x.first + g % x.count;
-    uint32_t l = x.len;
-    for (uint32_t height = 0; l > 1; height++) {
-        const uint32_t parents = l / 2;
-        for (uint32_t i = 0; i < parents; i++) {
-            for (int w = 0; w < 8; w++) {
-                lv[w] = bswap32(node[2 * i * 8 + w]);
-                rv[w] = bswap32(node[(2 * i + 1) * 8 + w]);
-            }
-            a[5] = height;
-            a[6] = i;
-            x256_h(res, pm, a, lv, rv);
-            for (int w = 0; w < 8; w++)
-                node[i * 8 + w] = bswap32(res[w]);
-        }
-        if (l & 1)
-            for (int w = 0; w < 8; w++)
-                node[parents * 8 + w] = node[(l - 1) * 8 + w];
-        l -= parents;
-    }
+    x256_ltree_serial(node, x.len, pm, a);
     for (int w = 0; w < 8; w++)
         reinterpret_cast<uint32_t *>(out + (uint64_t)g * 32)[w] = node[w];
 }

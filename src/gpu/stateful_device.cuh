@@ -695,6 +695,130 @@ __device__ __forceinline__ void x256_ltree_block(const uint8_t *vals, uint32_t l
         root(p, (const uint32_t *)(nodew + p * len * 8));
 }
 
+/* The L-tree of one leaf on one thread, in place over its len chain ends at node (8 words a
+ * node, each word as the bytes lie in memory): a[0..4] name the leaf's L-tree (type 1), the
+ * root ends in node[0..7]. For big launches, where every thread has a whole L-tree. */
+__device__ __forceinline__ void x256_ltree_serial(uint32_t *node, uint32_t len,
+                                                  const uint32_t pm[8], uint32_t a[8])
+{
+    uint32_t lv[8], rv[8], res[8];
+    uint32_t l = len;
+    for (uint32_t height = 0; l > 1; height++) {
+        const uint32_t parents = l / 2;
+        for (uint32_t i = 0; i < parents; i++) {
+            for (int w = 0; w < 8; w++) {
+                lv[w] = bswap32(node[2 * i * 8 + w]);
+                rv[w] = bswap32(node[(2 * i + 1) * 8 + w]);
+            }
+            a[5] = height;
+            a[6] = i;
+            x256_h(res, pm, a, lv, rv);
+            for (int w = 0; w < 8; w++)
+                node[i * 8 + w] = bswap32(res[w]);
+        }
+        if (l & 1)
+            for (int w = 0; w < 8; w++)
+                node[parents * 8 + w] = node[(l - 1) * 8 + w];
+        l -= parents;
+    }
+}
+
+/* LM-OTS chain i of leaf q with SHA-256 (RFC 8554 Appendix A): x = H(I || q || i || 0xff ||
+ * SEED), then `steps` steps into v; with CAP, the value after cd steps (cd <= steps) also
+ * goes to cap (a signature taken on the way; cd beyond steps: none). */
+template <int NW, bool CAP>
+__device__ __forceinline__ void lms_chain_sha256(uint32_t v[NW], const uint8_t *Ib,
+                                                 const uint8_t *seed, uint32_t q, uint32_t i,
+                                                 uint32_t steps, uint32_t cd, uint8_t *cap)
+{
+    uint32_t I[4], pre[8];
+#pragma unroll
+    for (int k = 0; k < 4; k++)
+        I[k] = be32(Ib + 4 * k);
+#pragma unroll
+    for (int k = 0; k < NW; k++)
+        v[k] = be32(seed + 4 * k);
+    lms_prefix_rounds(pre, I, q);
+    lms_step_sha256<NW>(pre, I, q, i, 0xff, v);
+#pragma unroll 1
+    for (uint32_t j = 0; j < steps; j++) {
+        if (CAP && j == cd)
+            for (int k = 0; k < NW; k++)
+                put_be32(cap + 4 * k, v[k]);
+        lms_step_sha256<NW>(pre, I, q, i, j, v);
+    }
+    if (CAP && cd == steps)
+        for (int k = 0; k < NW; k++)
+            put_be32(cap + 4 * k, v[k]);
+}
+
+/* The same with SHAKE256 (n bytes), the chain value ending at m + 23 (m: 23 + n bytes). */
+template <bool CAP>
+__device__ __forceinline__ void lms_chain_shake(uint8_t *m, const uint8_t *I,
+                                                const uint8_t *seed, uint32_t n, uint32_t q,
+                                                uint32_t i, uint32_t steps, uint32_t cd,
+                                                uint8_t *cap)
+{
+    for (int k = 0; k < 16; k++)
+        m[k] = I[k];
+    put_be32(m + 16, q);
+    m[20] = (uint8_t)(i >> 8);
+    m[21] = (uint8_t)i;
+    m[22] = 0xff;
+    for (uint32_t k = 0; k < n; k++)
+        m[23 + k] = seed[k];
+    sf_hash<SF_SHAKE256>(m + 23, n, m, 23 + n);
+    for (uint32_t s = 0; s < steps; s++) {
+        if (CAP && s == cd)
+            for (uint32_t k = 0; k < n; k++)
+                cap[k] = m[23 + k];
+        m[22] = (uint8_t)s;
+        sf_hash<SF_SHAKE256>(m + 23, n, m, 23 + n);
+    }
+    if (CAP && cd == steps)
+        for (uint32_t k = 0; k < n; k++)
+            cap[k] = m[23 + k];
+}
+
+/* An LMS leaf through a byte stream: K = H(I || q || D_PBLC || y[0..p-1]), then
+ * H(I || 2^h + q || D_LEAF || K) to out (n bytes). */
+template <int F>
+__device__ __forceinline__ void lms_leaf_stream(const uint8_t *I, uint32_t q, uint32_t h,
+                                                uint32_t p, uint32_t n, const uint8_t *y,
+                                                uint8_t *out)
+{
+    uint8_t head[22 + 32];
+    typename stream_of<F>::type st;
+    for (int k = 0; k < 16; k++)
+        head[k] = I[k];
+    put_be32(head + 16, q);
+    head[20] = 0x80;
+    head[21] = 0x80;
+    st.init();
+    st.absorb(head, 22);
+    st.absorb(y, p * n);
+    st.finish(head + 22, n);
+    put_be32(head + 16, (1u << h) + q);
+    head[20] = 0x82;
+    head[21] = 0x82;
+    sf_hash<F>(out, n, head, 22 + n);
+}
+
+/* sk_i = PRF_keygen(SK_SEED, PUB_SEED || ADRS) for XMSS's chain of adrs (n bytes to v),
+ * through the caller's m (which then holds SK_SEED: the caller wipes it where it must). */
+template <int F>
+__device__ __forceinline__ void x_secret(uint8_t *v, const xmss_args &x, const uint8_t adrs[32],
+                                         uint8_t m[64 + 64 + 64 + 32])
+{
+    unsigned at = put_prefix(m, x, 4, x.sk_seed);
+    for (unsigned k = 0; k < x.n; k++)
+        m[at + k] = x.pub_seed[k];
+    at += x.n;
+    for (int k = 0; k < 32; k++)
+        m[at + k] = adrs[k];
+    sf_hash<F>(v, x.n, m, at + 32);
+}
+
 /* The SHA-256 state after the block toByte(tag, 32) || seed (32 bytes), on the host: the
  * midstates of XMSS's PRF (tag 3) and PRF_keygen (tag 4). Kernels take them as parameters:
  * a block's thread 0 computing them held every block up by two compressions. */

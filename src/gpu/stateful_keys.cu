@@ -57,6 +57,17 @@ struct sk_ljob {
     uint32_t q, h, flags, sig;
 };
 
+/* Where chain i of a job stops and what it captures: a job that wants its leaf runs the
+ * whole chain (top steps), a signature alone only to its digit; dig is the digit of a
+ * signing job (top + 1, never reached, otherwise). */
+__device__ __forceinline__ void sk_span(uint32_t flags, uint32_t sig, uint32_t i,
+                                        const uint8_t *digits, uint32_t chains, uint32_t top,
+                                        uint32_t &dig, uint32_t &to)
+{
+    dig = (flags & SK_SIGN) ? digits[(uint64_t)sig * chains + i] : top + 1;
+    to = (flags & SK_LEAF) ? top : dig;
+}
+
 /* ---- XMSS, SHA-256 with n = 32 ---- */
 
 __global__ void sk_xchains_sha256(const sk_key256 *keys, const sk_xjob *jobs, uint32_t njobs,
@@ -69,10 +80,8 @@ __global__ void sk_xchains_sha256(const sk_key256 *keys, const sk_xjob *jobs, ui
     const uint32_t j = (uint32_t)(t / len), i = (uint32_t)(t % len);
     const sk_xjob job = jobs[j];
     const sk_key256 &K = keys[job.key];
-    const bool sign = job.flags & SK_SIGN;
-    const uint32_t dig = sign ? digits[(uint64_t)job.sig * len + i] : 16;
-    const uint32_t to = (job.flags & SK_LEAF) ? 15 : dig;
-    uint32_t a[8], v[8], pm[8], km[8];
+    uint32_t dig, to, a[8], v[8], pm[8], km[8];
+    sk_span(job.flags, job.sig, i, digits, len, 15, dig, to);
     for (int k = 0; k < 8; k++) {
         pm[k] = K.prf[k];
         km[k] = K.keygen[k];
@@ -106,7 +115,7 @@ __global__ void sk_xltree_sha256(const sk_key256 *keys, const sk_xjob *jobs, uin
         return;
     const sk_xjob job = jobs[j];
     uint32_t *node = reinterpret_cast<uint32_t *>(vals + (uint64_t)j * len * 32);
-    uint32_t a[8], pm[8], lv[8], rv[8], res[8];
+    uint32_t a[8], pm[8];
     for (int w = 0; w < 8; w++)
         pm[w] = keys[job.key].prf[w];
     a[0] = job.layer;
@@ -114,40 +123,24 @@ __global__ void sk_xltree_sha256(const sk_key256 *keys, const sk_xjob *jobs, uin
     a[2] = (uint32_t)job.tree;
     a[3] = 1;
     a[4] = job.leaf;
-    uint32_t l = len;
-    for (uint32_t height = 0; l > 1; height++) {
-        const uint32_t parents = l / 2;
-        for (uint32_t i = 0; i < parents; i++) {
-            for (int w = 0; w < 8; w++) {
-                lv[w] = bswap32(node[2 * i * 8 + w]);
-                rv[w] = bswap32(node[(2 * i + 1) * 8 + w]);
-            }
-            a[5] = height;
-            a[6] = i;
-            x256_h(res, pm, a, lv, rv);
-            for (int w = 0; w < 8; w++)
-                node[i * 8 + w] = bswap32(res[w]);
-        }
-        if (l & 1)
-            for (int w = 0; w < 8; w++)
-                node[parents * 8 + w] = node[(l - 1) * 8 + w];
-        l -= parents;
-    }
+    x256_ltree_serial(node, len, pm, a);
     for (int w = 0; w < 8; w++)
         reinterpret_cast<uint32_t *>(leaves + (uint64_t)j * 32)[w] = node[w];
 }
 
 /* ---- XMSS, any hash (byte streams) ---- */
 
-/* The job's key as the generic hashes read it: the set's sizes from shape, its seeds. */
-__device__ __forceinline__ void sk_args(xmss_args &x, const xmss_args &shape, const sk_key &K)
+/* The job's key as the generic hashes read it: the set's sizes from shape, its PUB_SEED,
+ * and its SK_SEED when with_sk (else zeros). */
+__device__ __forceinline__ void sk_args(xmss_args &x, const xmss_args &shape, const sk_key &K,
+                                        bool with_sk)
 {
     x.n = shape.n;
     x.padlen = shape.padlen;
     x.len = shape.len;
-    for (unsigned k = 0; k < x.n; k++) {
-        x.pub_seed[k] = K.pub_seed[k];
-        x.sk_seed[k] = K.sk_seed[k];
+    for (unsigned k = 0; k < sizeof x.sk_seed; k++) {
+        x.pub_seed[k] = k < x.n ? K.pub_seed[k] : 0;
+        x.sk_seed[k] = with_sk && k < x.n ? K.sk_seed[k] : 0;
     }
 }
 
@@ -173,23 +166,19 @@ __global__ void sk_xchains_generic(const sk_key *keys, const sk_xjob *jobs, uint
         return;
     const uint32_t j = (uint32_t)(t / len), i = (uint32_t)(t % len);
     const sk_xjob job = jobs[j];
-    const bool sign = job.flags & SK_SIGN;
-    const uint32_t dig = sign ? digits[(uint64_t)job.sig * len + i] : 16;
-    const uint32_t to = (job.flags & SK_LEAF) ? 15 : dig;
+    uint32_t dig, to;
     xmss_args x;
     uint8_t adrs[32], v[64], m[64 + 64 + 64 + 32];
     uint8_t *cap = sigs + ((uint64_t)job.sig * len + i) * n;
-    sk_args(x, shape, keys[job.key]);
+    sk_span(job.flags, job.sig, i, digits, len, 15, dig, to);
+    sk_args(x, shape, keys[job.key], true);
     sk_adrs(adrs, job, 0);
     adrs_set(adrs, 5, i);
-    /* sk_i = PRF_keygen(SK_SEED, PUB_SEED || ADRS) */
-    unsigned at = put_prefix(m, x, 4, x.sk_seed);
-    for (unsigned k = 0; k < n; k++)
-        m[at + k] = x.pub_seed[k];
-    at += n;
-    for (int k = 0; k < 32; k++)
-        m[at + k] = adrs[k];
-    sf_hash<F>(v, n, m, at + 32);
+    x_secret<F>(v, x, adrs, m);
+    for (unsigned k = 0; k < sizeof m; k++)
+        m[k] = 0;
+    for (unsigned k = 0; k < sizeof x.sk_seed; k++)
+        x.sk_seed[k] = 0;
     for (uint32_t s = 0; s < to; s++) {
         if (s == dig)
             for (unsigned k = 0; k < n; k++)
@@ -203,8 +192,6 @@ __global__ void sk_xchains_generic(const sk_key *keys, const sk_xjob *jobs, uint
     if (job.flags & SK_LEAF)
         for (unsigned k = 0; k < n; k++)
             vals[t * n + k] = v[k];
-    for (unsigned k = 0; k < sizeof x.sk_seed; k++)
-        x.sk_seed[k] = 0;
 }
 
 template <int F>
@@ -219,9 +206,7 @@ __global__ void sk_xltree_generic(const sk_key *keys, const sk_xjob *jobs, uint3
     uint8_t *node = vals + (uint64_t)j * shape.len * n;
     xmss_args x;
     uint8_t adrs[32];
-    sk_args(x, shape, keys[job.key]);
-    for (unsigned k = 0; k < sizeof x.sk_seed; k++)
-        x.sk_seed[k] = 0; /* (the L-tree needs only PUB_SEED) */
+    sk_args(x, shape, keys[job.key], false); /* (the L-tree needs only PUB_SEED) */
     sk_adrs(adrs, job, 1);
     uint32_t l = shape.len;
     for (uint32_t height = 0; l > 1; height++) {
@@ -242,8 +227,8 @@ __global__ void sk_xltree_generic(const sk_key *keys, const sk_xjob *jobs, uint3
 
 /* ---- LMS ---- */
 
-/* Chain i of job j: x = H(I || q || i || 0xff || SEED), then up to 2^w - 1 steps (to the
- * coefficient only for a signature that wants no leaf). */
+/* Chain i of job j (lms_chain_sha256 / lms_chain_shake), to the coefficient only for a
+ * signature that wants no leaf. */
 template <int NW>
 __global__ void sk_lchains_sha256(const sk_ljob *jobs, uint32_t njobs, uint32_t p, uint32_t w,
                                   const uint8_t *coefs, uint8_t *vals, uint8_t *sigs)
@@ -253,31 +238,10 @@ __global__ void sk_lchains_sha256(const sk_ljob *jobs, uint32_t njobs, uint32_t 
         return;
     const uint32_t j = (uint32_t)(t / p), i = (uint32_t)(t % p);
     const sk_ljob &job = jobs[j];
-    const bool sign = job.flags & SK_SIGN;
-    const uint32_t top = (1u << w) - 1, dig = sign ? coefs[(uint64_t)job.sig * p + i] : top + 1;
-    const uint32_t to = (job.flags & SK_LEAF) ? top : dig, q = job.q;
-    uint32_t I[4], v[NW], pre[8];
-    uint8_t *cap = sigs + ((uint64_t)job.sig * p + i) * (4 * NW);
-#pragma unroll
-    for (int k = 0; k < 4; k++)
-        I[k] = be32(job.I + 4 * k);
-#pragma unroll
-    for (int k = 0; k < NW; k++)
-        v[k] = be32(job.seed + 4 * k);
-    lms_prefix_rounds(pre, I, q);
-    lms_step_sha256<NW>(pre, I, q, i, 0xff, v);
-#pragma unroll 1
-    for (uint32_t s = 0; s < to; s++) {
-        if (s == dig)
-#pragma unroll
-            for (int k = 0; k < NW; k++)
-                put_be32(cap + 4 * k, v[k]);
-        lms_step_sha256<NW>(pre, I, q, i, s, v);
-    }
-    if (to == dig)
-#pragma unroll
-        for (int k = 0; k < NW; k++)
-            put_be32(cap + 4 * k, v[k]);
+    uint32_t dig, to, v[NW];
+    sk_span(job.flags, job.sig, i, coefs, p, (1u << w) - 1, dig, to);
+    lms_chain_sha256<NW, true>(v, job.I, job.seed, job.q, i, to, dig,
+                               sigs + ((uint64_t)job.sig * p + i) * (4 * NW));
     if (job.flags & SK_LEAF)
 #pragma unroll
         for (int k = 0; k < NW; k++)
@@ -302,30 +266,11 @@ __global__ void sk_lchains_shake(const sk_ljob *jobs, uint32_t njobs, uint32_t p
         return;
     const uint32_t j = (uint32_t)(t / p), i = (uint32_t)(t % p);
     const sk_ljob &job = jobs[j];
-    const bool sign = job.flags & SK_SIGN;
-    const uint32_t top = (1u << w) - 1, dig = sign ? coefs[(uint64_t)job.sig * p + i] : top + 1;
-    const uint32_t to = (job.flags & SK_LEAF) ? top : dig;
+    uint32_t dig, to;
     uint8_t m[23 + 32];
-    uint8_t *cap = sigs + ((uint64_t)job.sig * p + i) * n;
-    for (int k = 0; k < 16; k++)
-        m[k] = job.I[k];
-    put_be32(m + 16, job.q);
-    m[20] = (uint8_t)(i >> 8);
-    m[21] = (uint8_t)i;
-    m[22] = 0xff;
-    for (uint32_t k = 0; k < n; k++)
-        m[23 + k] = job.seed[k];
-    sf_hash<SF_SHAKE256>(m + 23, n, m, 23 + n);
-    for (uint32_t s = 0; s < to; s++) {
-        if (s == dig)
-            for (uint32_t k = 0; k < n; k++)
-                cap[k] = m[23 + k];
-        m[22] = (uint8_t)s;
-        sf_hash<SF_SHAKE256>(m + 23, n, m, 23 + n);
-    }
-    if (to == dig)
-        for (uint32_t k = 0; k < n; k++)
-            cap[k] = m[23 + k];
+    sk_span(job.flags, job.sig, i, coefs, p, (1u << w) - 1, dig, to);
+    lms_chain_shake<true>(m, job.I, job.seed, n, job.q, i, to, dig,
+                          sigs + ((uint64_t)job.sig * p + i) * n);
     if (job.flags & SK_LEAF)
         for (uint32_t k = 0; k < n; k++)
             vals[t * n + k] = m[23 + k];
@@ -335,24 +280,9 @@ __global__ void sk_lleaf_shake(const sk_ljob *jobs, uint32_t njobs, uint32_t p, 
                                const uint8_t *vals, uint8_t *leaves)
 {
     const uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
-    if (j >= njobs || !(jobs[j].flags & SK_LEAF))
-        return;
-    const sk_ljob &job = jobs[j];
-    uint8_t head[22 + 32];
-    stream_of<SF_SHAKE256>::type h;
-    for (int k = 0; k < 16; k++)
-        head[k] = job.I[k];
-    put_be32(head + 16, job.q);
-    head[20] = 0x80;
-    head[21] = 0x80;
-    h.init();
-    h.absorb(head, 22);
-    h.absorb(vals + (uint64_t)j * p * n, p * n);
-    h.finish(head + 22, n);
-    put_be32(head + 16, (1u << job.h) + job.q);
-    head[20] = 0x82;
-    head[21] = 0x82;
-    sf_hash<SF_SHAKE256>(leaves + (uint64_t)j * n, n, head, 22 + n);
+    if (j < njobs && (jobs[j].flags & SK_LEAF))
+        lms_leaf_stream<SF_SHAKE256>(jobs[j].I, jobs[j].q, jobs[j].h, p, n,
+                                     vals + (uint64_t)j * p * n, leaves + (uint64_t)j * n);
 }
 
 /* ---- the host side ---- */
@@ -402,14 +332,13 @@ static int run_group(device_ctx *d, sk_group &g)
                  o_vals = o_dig + up(digb), o_leaves = o_vals + up(nj * len * n),
                  o_sigs = o_leaves + up(nj * n), total = o_sigs + up(ns * len * n);
     const size_t in_bytes = o_vals, out_leaves = nj * n, out_sigs = ns * len * n;
+    const size_t host_bytes = std::max(in_bytes, out_leaves + out_sigs);
     uint8_t *h, *dv;
     int err;
     if (nj == 0)
         return HBS_OK;
     std::lock_guard<std::mutex> lk(d->lock);
-    if ((err = host_buf(d, SK_HOST, in_bytes > out_leaves + out_sigs ? in_bytes
-                                                                     : out_leaves + out_sigs,
-                        (void **)&h)) ||
+    if ((err = host_buf(d, SK_HOST, host_bytes, (void **)&h)) ||
         (err = dev_buf(d, SK_DEV, total, (void **)&dv)))
         return err;
     if (g.lms)
@@ -501,7 +430,7 @@ static int run_group(device_ctx *d, sk_group &g)
         g.leaves.assign(h, h + out_leaves);
         g.sigs.assign(h + out_leaves, h + out_leaves + out_sigs);
     }
-    hbs_memzero(h, in_bytes > out_leaves + out_sigs ? in_bytes : out_leaves + out_sigs);
+    hbs_memzero(h, host_bytes);
     return err;
 }
 
@@ -524,17 +453,14 @@ static sk_group &group_of(std::vector<std::unique_ptr<sk_group>> &groups, bool l
     return g;
 }
 
-/* Key i's step as jobs of its group. */
-static void add_xmss(sk_group &g, size_t i, const hbs_xmss_leaf_job &kj, const hbs_xmss_step &st)
+/* Key i's step as jobs of its group (mid: the key's midstates, for the SHA-256 n = 32
+ * kernels). */
+static void add_xmss(sk_group &g, size_t i, const hbs_xmss_leaf_job &kj, const hbs_xmss_step &st,
+                     const sk_key256 &mid)
 {
     const uint32_t key = (uint32_t)(g.fast() ? g.keys256.size() : g.keys.size());
     if (g.fast()) {
-        sk_key256 k;
-        x256_host_midstate(k.prf, 3, kj.pub_seed);
-        x256_host_midstate(k.keygen, 4, kj.sk_seed);
-        memcpy(k.pub, kj.pub_seed, 32);
-        g.keys256.push_back(k);
-        hbs_memzero(&k, sizeof k);
+        g.keys256.push_back(mid);
     } else {
         sk_key k;
         memset(&k, 0, sizeof k);
@@ -625,8 +551,10 @@ extern "C" int hbs_gpu_stateful_sign_keys(hbs_stateful_key *const *keys, size_t 
     /* (not zeroed by construction: a step is written by begin before anything reads it) */
     std::unique_ptr<hbs_stateful_step[]> steps(new (std::nothrow) hbs_stateful_step[count]);
     std::vector<hbs_xmss_leaf_job> kj;
+    std::vector<sk_key256> mids; /* XMSS SHA-256 n = 32 keys' midstates (secret) */
     try {
         kj.resize(count);
+        mids.resize(count);
     } catch (...) {
         steps.reset();
     }
@@ -637,8 +565,14 @@ extern "C" int hbs_gpu_stateful_sign_keys(hbs_stateful_key *const *keys, size_t 
     par_for(count, [&](size_t i) {
         results[i] = hbs_stateful_sign_begin(keys[i], sigs[i], sigcaps[i], msgs[i], msglens[i],
                                              &steps[i]);
-        if (results[i] == HBS_OK && steps[i].family != HBS_STATEFUL_HSS)
-            (void)hbs_stateful_xmss_job(keys[i], &kj[i]);
+        if (results[i] != HBS_OK || steps[i].family == HBS_STATEFUL_HSS)
+            return;
+        (void)hbs_stateful_xmss_job(keys[i], &kj[i]);
+        if (kj[i].func == SF_SHA256 && kj[i].n == 32) {
+            x256_host_midstate(mids[i].prf, 3, kj[i].pub_seed);
+            x256_host_midstate(mids[i].keygen, 4, kj[i].sk_seed);
+            memcpy(mids[i].pub, kj[i].pub_seed, 32);
+        }
     });
     tm.mark("begin (reserve)");
 
@@ -666,7 +600,7 @@ extern "C" int hbs_gpu_stateful_sign_keys(hbs_stateful_key *const *keys, size_t 
                 const hbs_xmss_step &st = steps[i].u.x;
                 add_xmss(group_of(groups, false, kj[i].func, kj[i].n, kj[i].padlen, kj[i].len,
                                   0),
-                         i, kj[i], st);
+                         i, kj[i], st, mids[i]);
                 leaf_at[i].assign(st.count, nullptr);
             }
         }
@@ -728,6 +662,7 @@ extern "C" int hbs_gpu_stateful_sign_keys(hbs_stateful_key *const *keys, size_t 
             ret = results[i];
     }
     hbs_memzero(steps.get(), count * sizeof(hbs_stateful_step));
+    hbs_memzero(mids.data(), count * sizeof(sk_key256));
     tm.report(count, ret);
     return ret;
 }

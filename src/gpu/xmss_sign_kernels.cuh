@@ -51,13 +51,7 @@ __global__ void xmss_wots_sign_generic(xmss_args x, xs_jobs j, uint32_t njobs, u
     adrs_set(adrs, 2, (uint32_t)j.tree[k]);
     adrs_set(adrs, 4, j.leaf[k]);
     adrs_set(adrs, 5, i);
-    unsigned at = put_prefix(m, x, 4, x.sk_seed);
-    for (unsigned b = 0; b < x.n; b++)
-        m[at + b] = x.pub_seed[b];
-    at += x.n;
-    for (int b = 0; b < 32; b++)
-        m[at + b] = adrs[b];
-    sf_hash<F>(v, x.n, m, at + 32);
+    x_secret<F>(v, x, adrs, m);
     for (unsigned b = 0; b < sizeof m; b++)
         m[b] = 0;
     const uint32_t steps = j.digits[(uint64_t)k * x.len + i];

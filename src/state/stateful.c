@@ -305,15 +305,12 @@ static int reserve_more(hbs_stateful_key *k)
     return rc;
 }
 
-int hbs_stateful_sign(hbs_stateful_key *k, uint8_t *sig, size_t sigcap, size_t *siglen,
-                      const uint8_t *msg, size_t msglen)
+/* Before a signature at the key's index: there is one, sig can hold it, and the state on
+ * disk covers it (written now when the reservation is used up). */
+static int reserve_for_sign(hbs_stateful_key *k, size_t sigcap)
 {
-    uint64_t index;
+    const uint64_t index = hbs_stateful_key_index(k);
     int rc;
-    if (!k || !sig || !siglen || (!msg && msglen))
-        return HBS_ERR_INVALID_ARGUMENT;
-    *siglen = 0;
-    index = hbs_stateful_key_index(k);
     if (index >= hbs_stateful_key_end(k))
         return HBS_ERR_KEY_EXHAUSTED;
     if (sigcap < hbs_stateful_sig_bytes(k))
@@ -322,6 +319,18 @@ int hbs_stateful_sign(hbs_stateful_key *k, uint8_t *sig, size_t sigcap, size_t *
         return rc;
     if (index >= k->reserved) /* cannot happen: reserve_more covers index or fails */
         return HBS_ERR_STATE;
+    return HBS_OK;
+}
+
+int hbs_stateful_sign(hbs_stateful_key *k, uint8_t *sig, size_t sigcap, size_t *siglen,
+                      const uint8_t *msg, size_t msglen)
+{
+    int rc;
+    if (!k || !sig || !siglen || (!msg && msglen))
+        return HBS_ERR_INVALID_ARGUMENT;
+    *siglen = 0;
+    if ((rc = reserve_for_sign(k, sigcap)) != HBS_OK)
+        return rc;
     rc = k->hss ? hbs_hss_sign(k->hss, sig, sigcap, siglen, msg, msglen)
                 : hbs_xmss_sign(k->xmss, sig, sigcap, siglen, msg, msglen);
     if (rc != HBS_OK) {
@@ -500,19 +509,11 @@ void hbs_stateful_batch_free_state(uint8_t *state, size_t statelen) { free_blob(
 int hbs_stateful_sign_begin(hbs_stateful_key *k, uint8_t *sig, size_t sigcap,
                             const uint8_t *msg, size_t msglen, hbs_stateful_step *st)
 {
-    uint64_t index;
     int rc;
     if (!k || !sig || !st || (!msg && msglen))
         return HBS_ERR_INVALID_ARGUMENT;
-    index = hbs_stateful_key_index(k);
-    if (index >= hbs_stateful_key_end(k))
-        return HBS_ERR_KEY_EXHAUSTED;
-    if (sigcap < hbs_stateful_sig_bytes(k))
-        return HBS_ERR_BUFFER_TOO_SMALL;
-    if (index >= k->reserved && (rc = reserve_more(k)) != HBS_OK)
+    if ((rc = reserve_for_sign(k, sigcap)) != HBS_OK)
         return rc;
-    if (index >= k->reserved) /* cannot happen: reserve_more covers index or fails */
-        return HBS_ERR_STATE;
     st->family = k->family;
     rc = k->hss ? hbs_hss_sign_begin(k->hss, sig, sigcap, msg, msglen, &st->u.h)
                 : hbs_xmss_sign_begin(k->xmss, sig, sigcap, msg, msglen, &st->u.x);

@@ -581,7 +581,6 @@ static void step_plan(const hbs_xmss_key *k, int sign, hbs_xmss_step *st)
     /* the whole tree's leaves at hand (an engine skip): the updates read theirs directly,
      * with no dry run to plan which (two copies of the state a step) */
     const uint8_t *tree_leaves = k->ncache ? cached_leaf(k, 0, tree, 0) : NULL;
-    xmss_leafpos owed_pos;
     int owed_update = 0;
 
     memset(st, 0, sizeof *st);
@@ -616,10 +615,7 @@ static void step_plan(const hbs_xmss_key *k, int sign, hbs_xmss_step *st)
         st->count++;
         st->feed = 1;
     }
-    if (!st->final && owed_unit(k, idx, &owed_pos, &owed_update)) {
-        st->pos[st->count].layer = owed_pos.layer;
-        st->pos[st->count].tree = owed_pos.tree;
-        st->pos[st->count].leaf = owed_pos.leaf;
+    if (!st->final && owed_unit(k, idx, &st->pos[st->count], &owed_update)) {
         st->count++;
         st->owed = owed_update ? 2 : 1;
     }
@@ -655,7 +651,7 @@ static int step_apply(hbs_xmss_key *k, const hbs_xmss_step *st, const uint8_t *l
         L0->next_fed++;
     }
     if (st->owed) {
-        const hbs_xmss_step_pos *op = &st->pos[at];
+        const xmss_leafpos *op = &st->pos[at];
         xmss_layer *L = &k->layer[op->layer];
         xmss_treeref tu = tref(k, op->layer, op->tree);
         if (st->owed == 2) {
@@ -681,14 +677,8 @@ static int step_apply(hbs_xmss_key *k, const hbs_xmss_step *st, const uint8_t *l
 static void step_leaves(const hbs_xmss_key *k, const hbs_xmss_step *st, uint8_t *leaves,
                         const uint8_t *digits, uint8_t *sig)
 {
-    xmss_leafpos pos[HBS_XMSS_STEP_LEAVES];
-    for (uint32_t j = 0; j < st->count; j++) {
-        pos[j].layer = st->pos[j].layer;
-        pos[j].tree = st->pos[j].tree;
-        pos[j].leaf = st->pos[j].leaf;
-    }
     if (st->count)
-        leaves_any(k, leaves, pos, st->count, st->sign ? digits : NULL, sig,
+        leaves_any(k, leaves, st->pos, st->count, st->sign ? digits : NULL, sig,
                    st->sign ? st->want0 : 1);
 }
 

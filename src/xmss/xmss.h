@@ -15,7 +15,7 @@
 
 #include "core/leaf_engine.h"
 #include "hbs/xmss.h"
-#include "xmss/params.h"
+#include "xmss/internal.h"
 
 typedef struct hbs_xmss_key hbs_xmss_key;
 
@@ -70,14 +70,8 @@ size_t hbs_xmss_sig_bytes(const hbs_xmss_key *key);
  * not, but the positions tell the traversal) and finish wipes it. */
 #define HBS_XMSS_STEP_LEAVES (1 + XMSS_MAX_TREE_HEIGHT / 2 + 2)
 typedef struct {
-    uint32_t layer;
-    uint64_t tree;
-    uint32_t leaf;
-} hbs_xmss_step_pos;
-
-typedef struct {
     uint32_t count; /* leaves named in pos */
-    hbs_xmss_step_pos pos[HBS_XMSS_STEP_LEAVES];
+    xmss_leafpos pos[HBS_XMSS_STEP_LEAVES];
     int sign, want0;
     uint8_t digits[XMSS_MAX_LEN];
     uint32_t ots_at;
