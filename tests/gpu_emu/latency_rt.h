@@ -40,11 +40,6 @@ static inline int cudaMemset(void *p, int v, size_t n)
     memset(p, v, n);
     return 0;
 }
-static inline int cudaMemsetAsync(void *p, int v, size_t n, cudaStream_t)
-{
-    memset(p, v, n);
-    return 0;
-}
 static inline int cudaMemcpy(void *d, const void *s, size_t n, int)
 {
     memcpy(d, s, n);
