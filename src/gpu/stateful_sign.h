@@ -198,6 +198,65 @@ struct sign_timer {
     }
 };
 
+/* HBS_GPU_SIGN_TIMING=2: where the GPU's time of a batch goes, one line on stderr: events
+ * recorded on each stream after each step, printed as the milliseconds from the first with
+ * their stream (the host-side phase line above cannot see the streams overlap). */
+struct gpu_timeline {
+    bool on = false;
+    std::vector<cudaEvent_t> ev;
+    std::vector<std::string> name;
+    gpu_timeline()
+    {
+        const char *v = getenv("HBS_GPU_SIGN_TIMING");
+        on = v && atoi(v) >= 2;
+    }
+    void mark(cudaStream_t s, int stream_no, const char *what, long a = -1, long b = -1)
+    {
+        cudaEvent_t e;
+        if (!on || ev.size() >= 512 || cudaEventCreate(&e) != cudaSuccess)
+            return;
+        if (cudaEventRecord(e, s) != cudaSuccess) {
+            cudaEventDestroy(e);
+            return;
+        }
+        char t[96];
+        if (b >= 0)
+            snprintf(t, sizeof t, "s%d %s %ld-%ld", stream_no, what, a, b);
+        else if (a >= 0)
+            snprintf(t, sizeof t, "s%d %s %ld", stream_no, what, a);
+        else
+            snprintf(t, sizeof t, "s%d %s", stream_no, what);
+        ev.push_back(e);
+        name.push_back(t);
+    }
+    /* after every stream marked has been waited for */
+    void report(const char *what)
+    {
+        if (on && ev.size() > 1 && cudaEventSynchronize(ev.back()) == cudaSuccess) {
+            std::string line = "hbs: gpu timeline of ";
+            line += what;
+            line += " (ms from the first mark):";
+            for (size_t i = 1; i < ev.size(); i++) {
+                float ms = 0;
+                if (cudaEventSynchronize(ev[i]) != cudaSuccess ||
+                    cudaEventElapsedTime(&ms, ev[0], ev[i]) != cudaSuccess)
+                    ms = -1;
+                char t[32];
+                snprintf(t, sizeof t, " %.3f", (double)ms);
+                line += i > 1 ? ", " : " ";
+                line += name[i];
+                line += t;
+            }
+            fprintf(stderr, "%s\n", line.c_str());
+        }
+        for (cudaEvent_t e : ev)
+            cudaEventDestroy(e);
+        ev.clear();
+        name.clear();
+    }
+    ~gpu_timeline() { report("a batch that failed"); }
+};
+
 /* The batch's reservation (its indices set aside in the key file: written, fsynced,
  * renamed), made by a thread beside the signing. Every path waits here before it writes a
  * one-time signature into the caller's memory (directly from the GPU or from the host), so

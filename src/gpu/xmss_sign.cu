@@ -265,6 +265,8 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
         return err;
     if (direct)
         hout = sigs;
+    gpu_timeline tl;
+    tl.mark(d->stream, 0, "start");
     int32_t *cap = (int32_t *)(hup + a_cap);
     for (size_t k = 0; k < T; k++) {
         ((uint32_t *)hup)[k] = trees[k].layer;
@@ -289,6 +291,7 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
         xf_messages(d, p, first, count, sk_prf, root, dup + a_msg, dup + a_off, dup + a_mlen,
                     dsig + count * len * 32, dup + a_dig);
     }
+    tl.mark(d->stream, 0, "upload and messages");
     xf_args f;
     memset(&f, 0, sizeof f);
     memcpy(f.x.pub_seed, pub_seed, 32);
@@ -345,6 +348,7 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
             default:
                 xf_chains_sha256<<<sfs_blocks(f.leaves * len), SFS_THREADS, 0, st>>>(f, xmid, dvals[q]);
             }
+            tl.mark(st, q, "chains", (long)k0, (long)(k0 + m));
             const lt_kind lt = kind(m);
             if (lt == LT_SERIAL) {
                 xf_ltree_serial_sha256<<<sfs_blocks(f.leaves), SFS_THREADS, 0, st>>>(f, xmid, dvals[q], dnodes);
@@ -365,8 +369,10 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
                     out = tmp;
                 }
             }
+            tl.mark(st, q, "L-trees", (long)k0, (long)(k0 + m));
         }
         xf_levels(f, xmid, ka, kb, dnodes, dlvp[q], st);
+        tl.mark(st, q, "levels", (long)ka, (long)kb);
     };
     /* the signatures bottom tree k (k < nbottom) makes: [first, second) of the batch's */
     auto sigs_of = [&](uint64_t k) {
@@ -437,6 +443,7 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
             j.digits = u.job_digits;
             xf_upper_sign<<<sfs_blocks((ke - ka) * len), SFS_THREADS, 0, st>>>(f, xmid, j, (uint32_t)ka, u.njobs, dupp + ka * len * 15 * 16, djobs + j_sig + ka * len * 32);
         }
+        tl.mark(st, q, "made", (long)ka, (long)kb);
     };
     cudaStream_t st[2] = {d->stream, d->side};
     /* events: 0 the upload (and messages) done, 1 the upper trees, 2 the nodes back, then per
@@ -507,6 +514,7 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
             break;
         if (a.count)
             xf_assemble<<<a.count, 128, 0, s>>>(a);
+        tl.mark(s, (int)(g & 1), "assembled", (long)g);
         if ((err = cuda_err(cudaGetLastError(), "kernel launch", __LINE__)) ||
             (err = cuda_err(cudaEventRecord(ev[3 + 2 * g], s), "cudaEventRecord", __LINE__)))
             break;
@@ -523,6 +531,7 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
                             "cudaMemcpyAsync", __LINE__)) ||
             (err = cuda_err(cudaEventRecord(ev[4 + 2 * g], d->copy), "cudaEventRecord", __LINE__)))
             break;
+        tl.mark(d->copy, 2, "copied", (long)g);
     }
     const cudaEvent_t ev_nodes = ev[2];
     hbs_memzero(&f, sizeof f);
@@ -533,6 +542,7 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
                                          d->copy),
                          "cudaMemcpyAsync", __LINE__)))
         err = cuda_err(cudaEventRecord(ev_nodes, d->copy), "cudaEventRecord", __LINE__);
+    tl.mark(d->copy, 2, "nodes back");
     /* each group's signatures into the caller's memory as they arrive */
     for (size_t g = 0; g < groups && !err; g++) {
         if ((err = cuda_err(cudaEventSynchronize(ev[4 + 2 * g]), "cudaEventSynchronize", __LINE__)))
@@ -546,6 +556,8 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
         const size_t a0 = sig_at(g) * sb, a1 = sig_at(g + 1) * sb;
         par_copy(sigs + a0, hout + a0, a1 - a0);
     }
+    if (!err)
+        tl.report("sign_many");
     if (!err && !(err = cuda_err(cudaEventSynchronize(ev_nodes), "cudaEventSynchronize", __LINE__)))
         /* under the lock still: the pinned buffers are the pool's */
         par_for(T, [&](size_t k) {

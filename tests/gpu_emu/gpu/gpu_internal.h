@@ -53,6 +53,16 @@ static inline int cudaEventCreateWithFlags(cudaEvent_t *e, unsigned)
     *e = 1;
     return 0;
 }
+static inline int cudaEventCreate(cudaEvent_t *e)
+{
+    *e = 1;
+    return 0;
+}
+static inline int cudaEventElapsedTime(float *ms, cudaEvent_t, cudaEvent_t)
+{
+    *ms = 0; /* emulated launches run on the host: no GPU time to tell */
+    return 0;
+}
 static inline int cudaEventRecord(cudaEvent_t, cudaStream_t) { return 0; }
 static inline int cudaEventSynchronize(cudaEvent_t) { return 0; }
 static inline int cudaStreamWaitEvent(cudaStream_t, cudaEvent_t, unsigned) { return 0; }
