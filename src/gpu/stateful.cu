@@ -174,6 +174,7 @@ template <int F> __global__ void xmss_ltree_generic(xmss_args x, const uint8_t *
 }
 
 
+template <int FORM>
 __global__ void xmss_chains_sha256(xmss_args x, x256_mid mid, uint8_t *vals)
 {
     const uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -204,7 +205,7 @@ __global__ void xmss_chains_sha256(xmss_args x, x256_mid mid, uint8_t *vals)
         w[k] = 0;
     w[15] = 1024;
     x256_compress<true>(v, w);
-    x256_chain(v, pm, a, 0, 15, [](uint32_t, const uint32_t *) {});
+    x256_chain<FORM>(v, pm, a, 0, 15, [](uint32_t, const uint32_t *) {});
 #pragma unroll
     for (int k = 0; k < 8; k++)
         put_be32(vals + t * 32 + 4 * k, v[k]);
@@ -435,7 +436,20 @@ static int xmss_leaf_kernels(device_ctx *d, const hbs_xmss_leaf_job *jobs, size_
         /* (uncapped: capped at 80 or 64 registers, like the batch signer's, these chains ran
          * slower: H100, XMSS_10 0.40-0.42 ms against 0.42-0.45, XMSS_16's whole call 22.7
          * against 25.7-26.7 ms; bench/results/gpu-H100-s20-regs.log) */
-        xmss_chains_sha256<<<(unsigned)((chains + ct - 1) / ct), ct, 0, d->stream>>>(x, mid, dv);
+        const unsigned cb = (unsigned)((chains + ct - 1) / ct);
+        switch (sf_chain_form(0)) {
+        case 1:
+            xmss_chains_sha256<SHA_COMPACT | SHA_IMAD><<<cb, ct, 0, d->stream>>>(x, mid, dv);
+            break;
+        case 2:
+            xmss_chains_sha256<SHA_LOOPED | SHA_IMAD><<<cb, ct, 0, d->stream>>>(x, mid, dv);
+            break;
+        case 3:
+            xmss_chains_sha256<X256_CALL><<<cb, ct, 0, d->stream>>>(x, mid, dv);
+            break;
+        default:
+            xmss_chains_sha256<HBS_GPU_SHA256_FORM><<<cb, ct, 0, d->stream>>>(x, mid, dv);
+        }
         ks.mark(d->stream, "chains");
         if (leaves >= SF_SERIAL_LTREE)
             xmss_ltree_sha256_serial<<<blocks_for(leaves), SF_THREADS, 0, d->stream>>>(x, mid, dv, *dl);

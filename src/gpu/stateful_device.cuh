@@ -6,6 +6,8 @@
 #define HBS_GPU_STATEFUL_DEVICE_CUH
 
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "gpu/hash.cuh"
 #include "gpu/stateful_hash.cuh"
@@ -320,20 +322,39 @@ struct x256_mid {
     uint32_t prf[8], keygen[8];
 };
 
+/* A chain's compressions as calls of sf_compress256 even where they would be inline: one
+ * copy of the rounds, not four a step (x256_chain's FORM; HBS_GPU_CHAIN_FORM below). */
+constexpr int X256_CALL = 8;
+
+/* HBS_GPU_CHAIN_FORM=full|compact|looped|call: the form of the XMSS SHA-256 chain kernels'
+ * compressions (key generation's and the batch signer's), to compare: full unroll (the
+ * default), compact or looped (hash.cuh), or one out-of-line copy (X256_CALL). 0 .. 3, or
+ * dflt when unset. Read once. */
+static inline int sf_chain_form(int dflt)
+{
+    static const int f = [] {
+        const char *v = getenv("HBS_GPU_CHAIN_FORM");
+        if (!v || !*v)
+            return -1;
+        return !strcmp(v, "compact") ? 1 : !strcmp(v, "looped") ? 2 : !strcmp(v, "call") ? 3 : 0;
+    }();
+    return f < 0 ? dflt : f;
+}
+
 /* The compression of the register hashes below: out of line (one copy per kernel, which
  * compiles and caches well), or inline with INL (a step's independent PRFs can then
  * interleave: XMSS verification ran 8 % faster so on the H200). */
-template <bool INL>
+template <bool INL, int FORM = HBS_GPU_SHA256_FORM>
 __device__ __forceinline__ void x256_compress(uint32_t st[8], uint32_t w[16])
 {
-    if constexpr (INL)
-        sha256_compress(st, w);
+    if constexpr (INL && FORM != X256_CALL)
+        sha256_compress<FORM>(st, w);
     else
         sf_compress256(st, w);
 }
 
 /* PRF: block 2 is ADRS || padding (96 bytes in all). */
-template <bool INL = false>
+template <bool INL = false, int FORM = HBS_GPU_SHA256_FORM>
 __device__ __forceinline__ void x256_prf(uint32_t out[8], const uint32_t mid[8],
                                          const uint32_t a[8])
 {
@@ -348,7 +369,7 @@ __device__ __forceinline__ void x256_prf(uint32_t out[8], const uint32_t mid[8],
     for (int k = 9; k < 15; k++)
         w[k] = 0;
     w[15] = 768;
-    x256_compress<INL>(out, w);
+    x256_compress<INL, FORM>(out, w);
 }
 
 /* A chain's secret, PRF_keygen(SK_SEED, PUB_SEED || ADRS) with a's hash address 0: two
@@ -375,22 +396,22 @@ __device__ __forceinline__ void x256_secret(uint32_t v[8], const uint32_t kmid[8
 /* The address-only part of F at a's step: st1, the state after F's first block
  * (toByte(0, 32) || KEY), and the bitmask bm. Three of F's four compressions; they do not
  * depend on the chain value. */
-template <bool INL = false>
+template <bool INL = false, int FORM = HBS_GPU_SHA256_FORM>
 __device__ __forceinline__ void x256_f_prep(uint32_t st1[8], uint32_t bm[8],
                                             const uint32_t mid[8], uint32_t a[8])
 {
     uint32_t key[8], w[16];
     a[7] = 0;
-    x256_prf<INL>(key, mid, a);
+    x256_prf<INL, FORM>(key, mid, a);
     a[7] = 1;
-    x256_prf<INL>(bm, mid, a);
+    x256_prf<INL, FORM>(bm, mid, a);
 #pragma unroll
     for (int k = 0; k < 8; k++) {
         w[k] = 0;
         w[8 + k] = key[k];
     }
     sha256_iv(st1);
-    x256_compress<INL>(st1, w);
+    x256_compress<INL, FORM>(st1, w);
 }
 
 /* The verifier's F and H (x256_f<true>, x256_h<true>) leave out rounds known ahead
@@ -466,7 +487,7 @@ __device__ __forceinline__ void x256_f_prep_folded(uint32_t st1[8], uint32_t bm[
 }
 
 /* F's last block, the one that depends on v: v = compress(st1, (v ^ bm) || padding). */
-template <bool INL = false>
+template <bool INL = false, int FORM = HBS_GPU_SHA256_FORM>
 __device__ __forceinline__ void x256_f_data(uint32_t v[8], const uint32_t st1[8],
                                             const uint32_t bm[8])
 {
@@ -481,7 +502,7 @@ __device__ __forceinline__ void x256_f_data(uint32_t v[8], const uint32_t st1[8]
     for (int k = 9; k < 15; k++)
         w[k] = 0;
     w[15] = 768;
-    x256_compress<INL>(st, w);
+    x256_compress<INL, FORM>(st, w);
 #pragma unroll
     for (int k = 0; k < 8; k++)
         v[k] = st[k];
@@ -503,21 +524,21 @@ __device__ __forceinline__ void x256_f(uint32_t v[8], const uint32_t mid[8], uin
  * s + 1 is written beside step s's data block, so a thread always has two independent
  * compressions to interleave (a chain alone is a serial dependency the SM can only hide
  * with other warps). cap(s, v) sees the value before each step, cap(to, v) the end. */
-template <typename Cap>
+template <int FORM = HBS_GPU_SHA256_FORM, typename Cap>
 __device__ __forceinline__ void x256_chain(uint32_t v[8], const uint32_t mid[8], uint32_t a[8],
                                            uint32_t from, uint32_t to, const Cap &cap)
 {
     if (from < to) {
         uint32_t st1[8], bm[8];
         a[6] = from;
-        x256_f_prep<true>(st1, bm, mid, a);
+        x256_f_prep<true, FORM>(st1, bm, mid, a);
 #pragma unroll 1
         for (uint32_t s = from; s + 1 < to; s++) {
             uint32_t nst1[8], nbm[8];
             cap(s, v);
             a[6] = s + 1;
-            x256_f_prep<true>(nst1, nbm, mid, a);
-            x256_f_data<true>(v, st1, bm);
+            x256_f_prep<true, FORM>(nst1, nbm, mid, a);
+            x256_f_data<true, FORM>(v, st1, bm);
 #pragma unroll
             for (int k = 0; k < 8; k++) {
                 st1[k] = nst1[k];
@@ -525,7 +546,7 @@ __device__ __forceinline__ void x256_chain(uint32_t v[8], const uint32_t mid[8],
             }
         }
         cap(to - 1, v);
-        x256_f_data<true>(v, st1, bm);
+        x256_f_data<true, FORM>(v, st1, bm);
     }
     cap(to, v);
 }

@@ -206,6 +206,7 @@ __global__ void xf_messages_sha256(xf_msg_args m)
 
 /* One thread per chain: secret, 15 steps, the end to vals (leaf-major); the value after the
  * signed digit to the job's signature when the leaf signs one. */
+template <int FORM = HBS_GPU_SHA256_FORM>
 __device__ __forceinline__ void xf_chains_one(const xf_args &f, const x256_mid &mid,
                                               uint8_t *vals)
 {
@@ -230,7 +231,7 @@ __device__ __forceinline__ void xf_chains_one(const xf_args &f, const x256_mid &
     for (int b = 0; b < 8; b++)
         pm[b] = mid.prf[b];
     x256_secret(v, mid.keygen, f.x.pub_seed, a);
-    x256_chain(v, pm, a, 0, 15, [&](uint32_t s, const uint32_t *cv) {
+    x256_chain<FORM>(v, pm, a, 0, 15, [&](uint32_t s, const uint32_t *cv) {
         if (s == cd)
             for (int b = 0; b < 8; b++)
                 put_be32(cap_out + 4 * b, cv[b]);
@@ -246,11 +247,11 @@ __global__ void xf_chains_sha256(xf_args f, x256_mid mid, uint8_t *vals)
 }
 
 /* The same with its registers capped (sf_chain_minb: blocks of 256 an SM; 3 by default) */
-template <int MINB>
+template <int MINB, int FORM = HBS_GPU_SHA256_FORM>
 __global__ void __launch_bounds__(256, MINB) xf_chains_sha256_cap(xf_args f, x256_mid mid,
                                                                   uint8_t *vals)
 {
-    xf_chains_one(f, mid, vals);
+    xf_chains_one<FORM>(f, mid, vals);
 }
 
 /* The L-tree of leaf g from its chain ends (len nodes at vals + g * len * 32): in place. */

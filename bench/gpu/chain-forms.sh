@@ -1,0 +1,51 @@
+#!/bin/sh
+# The XMSS SHA-256 chain kernels (key generation's xmss_chains_sha256, the batch signer's
+# xf_chains_sha256_cap) in each form of their compressions (HBS_GPU_CHAIN_FORM: full
+# unroll, compact, looped, one out-of-line copy), on a GPU machine, one binary:
+#   - the tests that run those kernels, in each form (GPU keys and signatures = CPU's);
+#   - rounds of XMSSMT-SHA2_20/2_256 and XMSS-SHA2_10_256 key generation (GPU steps with
+#     HBS_GPU_KEYGEN_TIMING=2) and XMSSMT batches of 16,384 signatures, the forms alternating.
+# Why: the full form puts four unrolled compressions in a chain step's loop, about 100 KB of
+# code a warp runs through every step; the chains reach 84 % of the hash ceiling where
+# SLH-DSA's kernels (one compression hot) pass it. A smaller loop may fetch better.
+#   bench/gpu/chain-forms.sh [build dir] [rounds]   (default build-gpu, 2)
+set -u
+cd "$(dirname "$0")/../.." || exit 2
+B=${1:-build-gpu}
+R=${2:-2}
+echo "chain forms, $(date -u +%Y-%m-%dT%H:%M:%SZ), $(git rev-parse --short HEAD 2>/dev/null)"
+nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader
+if [ ! -x "$B/hbs" ] || [ ! -x "$B/hbs_tests" ]; then
+    cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 >/dev/null &&
+        cmake --build "$B" -j "$(nproc)" >"$B.log" 2>&1 || { tail -n 30 "$B.log"; exit 2; }
+fi
+forms="full compact looped call"
+status=0
+for fm in $forms; do
+    echo "== tests, form $fm"
+    HBS_GPU_CHAIN_FORM=$fm "$B/hbs_tests" gpu_stateful/xmss_keys gpu_stateful/tall_and_sign \
+        gpu_stateful/sign_many gpu_stateful/sign_many_cache 2>&1 | tail -n 5
+    HBS_GPU_CHAIN_FORM=$fm "$B/hbs_tests" gpu_stateful/xmss_keys gpu_stateful/tall_and_sign \
+        gpu_stateful/sign_many gpu_stateful/sign_many_cache >/dev/null 2>&1 || status=1
+done
+r=1
+while [ "$r" -le "$R" ]; do
+    for fm in $forms; do
+        echo "== round $r, form $fm: key generation"
+        HBS_GPU_CHAIN_FORM=$fm HBS_GPU_KEYGEN_TIMING=2 "$B/hbs" bench --gpu --stateful --ops keygen \
+            -a XMSSMT-SHA2_20/2_256 -a XMSS-SHA2_10_256 --iterations 9 2>&1 |
+            awk '/^XMSS/ { print } /steps/ { k = $0; sub(/^.*steps /, "", k); sub(/:.*/, "", k)
+                  v = $0; sub(/.*chains /, "", v); sub(/,.*/, "", v); c[k] = c[k] " " v }
+                  END { for (k in c) print "  chains ms " k ":" c[k] }'
+        echo "== round $r, form $fm: signing"
+        HBS_GPU_CHAIN_FORM=$fm "$B/hbs" bench --gpu --stateful --ops sign \
+            -a XMSSMT-SHA2_20/2_256 --iterations 7 2>&1 | grep -E '^XMSS'
+    done
+    r=$((r + 1))
+done
+echo "== timeline of a batch (form full, then compact)"
+for fm in full compact; do
+    HBS_GPU_CHAIN_FORM=$fm HBS_GPU_SIGN_TIMING=2 "$B/hbs" bench --gpu --stateful --ops sign \
+        -a XMSSMT-SHA2_20/2_256 --iterations 3 2>&1 | grep -E 'timeline|sign_many' | tail -n 4
+done
+exit $status
