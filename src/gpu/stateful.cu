@@ -437,18 +437,18 @@ static int xmss_leaf_kernels(device_ctx *d, const hbs_xmss_leaf_job *jobs, size_
          * slower: H100, XMSS_10 0.40-0.42 ms against 0.42-0.45, XMSS_16's whole call 22.7
          * against 25.7-26.7 ms; bench/results/gpu-H100-s20-regs.log) */
         const unsigned cb = (unsigned)((chains + ct - 1) / ct);
-        switch (sf_chain_form(0)) {
-        case 1:
+        switch (sf_chain_form()) {
+        case SHA_FULL | SHA_IMAD:
+            xmss_chains_sha256<SHA_FULL | SHA_IMAD><<<cb, ct, 0, d->stream>>>(x, mid, dv);
+            break;
+        case SHA_COMPACT | SHA_IMAD:
             xmss_chains_sha256<SHA_COMPACT | SHA_IMAD><<<cb, ct, 0, d->stream>>>(x, mid, dv);
             break;
-        case 2:
+        case SHA_LOOPED | SHA_IMAD:
             xmss_chains_sha256<SHA_LOOPED | SHA_IMAD><<<cb, ct, 0, d->stream>>>(x, mid, dv);
             break;
-        case 3:
-            xmss_chains_sha256<X256_CALL><<<cb, ct, 0, d->stream>>>(x, mid, dv);
-            break;
         default:
-            xmss_chains_sha256<HBS_GPU_SHA256_FORM><<<cb, ct, 0, d->stream>>>(x, mid, dv);
+            xmss_chains_sha256<X256_CALL><<<cb, ct, 0, d->stream>>>(x, mid, dv);
         }
         ks.mark(d->stream, "chains");
         if (leaves >= SF_SERIAL_LTREE)

@@ -325,20 +325,27 @@ struct x256_mid {
 /* A chain's compressions as calls of sf_compress256 even where they would be inline: one
  * copy of the rounds, not four a step (x256_chain's FORM; HBS_GPU_CHAIN_FORM below). */
 constexpr int X256_CALL = 8;
+/* The form of every chain kernel's compressions unless HBS_GPU_CHAIN_FORM picks another. */
+#ifndef X256_CHAIN_FORM
+#define X256_CHAIN_FORM HBS_GPU_SHA256_FORM
+#endif
 
 /* HBS_GPU_CHAIN_FORM=full|compact|looped|call: the form of the XMSS SHA-256 chain kernels'
- * compressions (key generation's and the batch signer's), to compare: full unroll (the
- * default), compact or looped (hash.cuh), or one out-of-line copy (X256_CALL). 0 .. 3, or
- * dflt when unset. Read once. */
-static inline int sf_chain_form(int dflt)
+ * compressions (key generation's and the batch signer's), to compare: full unroll, compact
+ * or looped (hash.cuh; each with SHA_IMAD), or one out-of-line copy (X256_CALL). The form, or
+ * X256_CHAIN_FORM when unset. Read once. */
+static inline int sf_chain_form()
 {
     static const int f = [] {
         const char *v = getenv("HBS_GPU_CHAIN_FORM");
-        if (!v || !*v)
-            return -1;
-        return !strcmp(v, "compact") ? 1 : !strcmp(v, "looped") ? 2 : !strcmp(v, "call") ? 3 : 0;
+        return !v || !*v                ? X256_CHAIN_FORM
+               : !strcmp(v, "full")    ? SHA_FULL | SHA_IMAD
+               : !strcmp(v, "compact") ? SHA_COMPACT | SHA_IMAD
+               : !strcmp(v, "looped")  ? SHA_LOOPED | SHA_IMAD
+               : !strcmp(v, "call")    ? X256_CALL
+                                       : X256_CHAIN_FORM;
     }();
-    return f < 0 ? dflt : f;
+    return f;
 }
 
 /* The compression of the register hashes below: out of line (one copy per kernel, which
@@ -524,7 +531,7 @@ __device__ __forceinline__ void x256_f(uint32_t v[8], const uint32_t mid[8], uin
  * s + 1 is written beside step s's data block, so a thread always has two independent
  * compressions to interleave (a chain alone is a serial dependency the SM can only hide
  * with other warps). cap(s, v) sees the value before each step, cap(to, v) the end. */
-template <int FORM = HBS_GPU_SHA256_FORM, typename Cap>
+template <int FORM = X256_CHAIN_FORM, typename Cap>
 __device__ __forceinline__ void x256_chain(uint32_t v[8], const uint32_t mid[8], uint32_t a[8],
                                            uint32_t from, uint32_t to, const Cap &cap)
 {

@@ -206,7 +206,7 @@ __global__ void xf_messages_sha256(xf_msg_args m)
 
 /* One thread per chain: secret, 15 steps, the end to vals (leaf-major); the value after the
  * signed digit to the job's signature when the leaf signs one. */
-template <int FORM = HBS_GPU_SHA256_FORM>
+template <int FORM = X256_CHAIN_FORM>
 __device__ __forceinline__ void xf_chains_one(const xf_args &f, const x256_mid &mid,
                                               uint8_t *vals)
 {
@@ -247,7 +247,7 @@ __global__ void xf_chains_sha256(xf_args f, x256_mid mid, uint8_t *vals)
 }
 
 /* The same with its registers capped (sf_chain_minb: blocks of 256 an SM; 3 by default) */
-template <int MINB, int FORM = HBS_GPU_SHA256_FORM>
+template <int MINB, int FORM = X256_CHAIN_FORM>
 __global__ void __launch_bounds__(256, MINB) xf_chains_sha256_cap(xf_args f, x256_mid mid,
                                                                   uint8_t *vals)
 {
