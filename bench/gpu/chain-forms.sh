@@ -1,7 +1,8 @@
 #!/bin/sh
 # The XMSS SHA-256 chain kernels (key generation's xmss_chains_sha256, the batch signer's
 # xf_chains_sha256_cap) in each form of their compressions (HBS_GPU_CHAIN_FORM: full
-# unroll, compact, looped, one out-of-line copy), on a GPU machine, one binary:
+# unroll, compact, looped, one out-of-line copy), on a GPU machine, one binary; key
+# generation's packed L-trees also with their compressions inline (HBS_GPU_LTREE_INL=1):
 #   - the tests that run those kernels, in each form (GPU keys and signatures = CPU's);
 #   - rounds of XMSSMT-SHA2_20/2_256 and XMSS-SHA2_10_256 key generation (GPU steps with
 #     HBS_GPU_KEYGEN_TIMING=2) and XMSSMT batches of 16,384 signatures, the forms alternating.
@@ -27,15 +28,26 @@ for fm in $forms; do
         gpu_stateful/sign_many gpu_stateful/sign_many_cache 2>&1) || status=1
     echo "$out" | grep -E '^(ok|FAIL)|passed'
 done
+echo "== tests, key generation's L-trees inline"
+out=$(HBS_GPU_LTREE_INL=1 "$B/hbs_tests" gpu_stateful/xmss_keys gpu_stateful/xmss_vectors 2>&1) ||
+    status=1
+echo "$out" | grep -E '^(ok|FAIL)|passed'
 r=1
 while [ "$r" -le "$R" ]; do
-    for fm in $forms; do
-        echo "== round $r, form $fm: key generation"
-        HBS_GPU_CHAIN_FORM=$fm HBS_GPU_KEYGEN_TIMING=2 "$B/hbs" bench --gpu --stateful --ops keygen \
+    # key generation also with its packed L-trees' compressions inline (+lt)
+    for spec in $forms full+lt compact+lt; do
+        fm=${spec%+lt}
+        lt=0
+        [ "$spec" = "$fm" ] || lt=1
+        echo "== round $r, form $spec: key generation"
+        HBS_GPU_LTREE_INL=$lt HBS_GPU_CHAIN_FORM=$fm HBS_GPU_KEYGEN_TIMING=2 "$B/hbs" bench --gpu --stateful --ops keygen \
             -a XMSSMT-SHA2_20/2_256 -a XMSS-SHA2_10_256 --iterations 9 2>&1 |
             awk '/^XMSS/ { print } /steps/ { k = $0; sub(/^.*steps /, "", k); sub(/:.*/, "", k)
-                  v = $0; sub(/.*chains /, "", v); sub(/,.*/, "", v); c[k] = c[k] " " v }
-                  END { for (k in c) print "  chains ms " k ":" c[k] }'
+                  v = $0; sub(/.*chains /, "", v); sub(/,.*/, "", v); c[k] = c[k] " " v
+                  v = $0; sub(/.*L-trees /, "", v); sub(/,.*/, "", v); l[k] = l[k] " " v }
+                  END { for (k in c) print "  chains ms " k ":" c[k] "\n  L-trees ms " k ":" l[k] }'
+    done
+    for fm in $forms; do
         echo "== round $r, form $fm: signing"
         HBS_GPU_CHAIN_FORM=$fm "$B/hbs" bench --gpu --stateful --ops sign \
             -a XMSSMT-SHA2_20/2_256 --iterations 7 2>&1 | grep -E '^XMSS'

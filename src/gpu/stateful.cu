@@ -212,7 +212,8 @@ __global__ void xmss_chains_sha256(xmss_args x, x256_mid mid, uint8_t *vals)
 }
 
 /* The L-trees of x256_lt_pack(len) leaves per block (x256_ltree_packed); the chain ends
- * in, a leaf each out. */
+ * in, a leaf each out. INL: the compressions inline (HBS_GPU_LTREE_INL=1, to compare). */
+template <bool INL>
 __global__ void __launch_bounds__(X256_LT_THREADS)
     xmss_ltree_sha256(xmss_args x, x256_mid mid, const uint8_t *vals, uint8_t *out)
 {
@@ -220,7 +221,7 @@ __global__ void __launch_bounds__(X256_LT_THREADS)
     if (g0 >= total)
         return;
     const uint32_t leaves = total - g0 < P ? total - g0 : P;
-    x256_ltree_block(
+    x256_ltree_block<INL>(
         vals + (uint64_t)g0 * x.len * 32, x.len, leaves, mid.prf,
         [&](uint32_t p, uint32_t a[8]) {
             const uint32_t g = g0 + p, k = g / x.count;
@@ -398,6 +399,16 @@ template <int F> static void xmss_launch_generic(device_ctx *d, const xmss_args 
     xmss_ltree_generic<F><<<x.ntrees * x.count, lt, x.len * x.n, d->stream>>>(x, dv, dl);
 }
 
+/* HBS_GPU_LTREE_INL=1: key generation's packed L-trees with their compressions inline. */
+static bool ltree_inl()
+{
+    static const bool on = [] {
+        const char *v = getenv("HBS_GPU_LTREE_INL");
+        return v && atoi(v) == 1;
+    }();
+    return on;
+}
+
 /* The chains and L-trees of leaves first .. first + count - 1 of njobs trees, launched on
  * d->stream into *dl (SF_D_LEAVES: count of job 0, then job 1's, ...); d->lock held. */
 static int xmss_leaf_kernels(device_ctx *d, const hbs_xmss_leaf_job *jobs, size_t njobs,
@@ -453,9 +464,12 @@ static int xmss_leaf_kernels(device_ctx *d, const hbs_xmss_leaf_job *jobs, size_
         ks.mark(d->stream, "chains");
         if (leaves >= SF_SERIAL_LTREE)
             xmss_ltree_sha256_serial<<<blocks_for(leaves), SF_THREADS, 0, d->stream>>>(x, mid, dv, *dl);
+        else if (ltree_inl())
+            xmss_ltree_sha256<true><<<(unsigned)((leaves + P - 1) / P), X256_LT_THREADS, 0,
+                                      d->stream>>>(x, mid, dv, *dl);
         else
-            xmss_ltree_sha256<<<(unsigned)((leaves + P - 1) / P), X256_LT_THREADS, 0,
-                                d->stream>>>(x, mid, dv, *dl);
+            xmss_ltree_sha256<false><<<(unsigned)((leaves + P - 1) / P), X256_LT_THREADS, 0,
+                                       d->stream>>>(x, mid, dv, *dl);
         ks.mark(d->stream, "L-trees");
         hbs_memzero(&mid, sizeof mid);
     } else if (j->func == SF_SHA256) {

@@ -655,7 +655,7 @@ __host__ __device__ __forceinline__ uint32_t x256_lt_pack(uint32_t len)
     return p < X256_LT_P ? p : X256_LT_P;
 }
 
-template <typename Addr>
+template <bool INL = false, typename Addr>
 __device__ __forceinline__ void x256_ltree_packed(uint32_t *nodew, uint32_t *prep,
                                                   const uint32_t mid[8], uint32_t len,
                                                   uint32_t leaves, const Addr &addr)
@@ -672,7 +672,10 @@ __device__ __forceinline__ void x256_ltree_packed(uint32_t *nodew, uint32_t *pre
         addr((c - off) / (l / 2), a);
         a[5] = lvl;
         a[6] = (c - off) % (l / 2);
-        x256_h_prep(st1, bm0, bm1, mid, a);
+        if constexpr (INL)
+            x256_h_prep_folded(st1, bm0, bm1, mid, a);
+        else
+            x256_h_prep(st1, bm0, bm1, mid, a);
         for (int k = 0; k < 8; k++) {
             prep[c * 24 + k] = st1[k];
             prep[c * 24 + 8 + k] = bm0[k];
@@ -686,7 +689,7 @@ __device__ __forceinline__ void x256_ltree_packed(uint32_t *nodew, uint32_t *pre
         for (uint32_t c = tid; c < cnt; c += blockDim.x) {
             const uint32_t *lv = nodew + ((c / par) * len + 2 * (c % par)) * 8;
             uint32_t *pp = prep + (off + c) * 24, res[8];
-            x256_h_data(res, pp, pp + 8, pp + 16, lv, lv + 8);
+            x256_h_data<INL>(res, pp, pp + 8, pp + 16, lv, lv + 8);
             for (int k = 0; k < 8; k++)
                 pp[k] = res[k];
         }
@@ -709,7 +712,7 @@ __device__ __forceinline__ void x256_ltree_packed(uint32_t *nodew, uint32_t *pre
  * consecutive leaves at vals (len * 32 bytes a leaf), leaves at most x256_lt_pack(len);
  * root(p, w) takes leaf p's root (8 words). For the kernels of key generation and of the
  * batch signer, which differ only in the address and where the root goes. */
-template <typename Addr, typename Root>
+template <bool INL = false, typename Addr, typename Root>
 __device__ __forceinline__ void x256_ltree_block(const uint8_t *vals, uint32_t len,
                                                  uint32_t leaves, const uint32_t mid[8],
                                                  const Addr &addr, const Root &root)
@@ -718,7 +721,7 @@ __device__ __forceinline__ void x256_ltree_block(const uint8_t *vals, uint32_t l
     for (uint32_t k = threadIdx.x; k < leaves * len * 8; k += blockDim.x)
         nodew[k] = be32(vals + 4 * k);
     __syncthreads();
-    x256_ltree_packed(nodew, prep, mid, len, leaves, addr);
+    x256_ltree_packed<INL>(nodew, prep, mid, len, leaves, addr);
     for (uint32_t p = threadIdx.x; p < leaves; p += blockDim.x)
         root(p, (const uint32_t *)(nodew + p * len * 8));
 }
