@@ -212,7 +212,7 @@ __global__ void xmss_chains_sha256(xmss_args x, x256_mid mid, uint8_t *vals)
 }
 
 /* The L-trees of x256_lt_pack(len) leaves per block (x256_ltree_packed); the chain ends
- * in, a leaf each out. INL: the compressions inline (HBS_GPU_LTREE_INL=1, to compare). */
+ * in, a leaf each out. INL: the compressions inline (ltree_inl). */
 template <bool INL>
 __global__ void __launch_bounds__(X256_LT_THREADS)
     xmss_ltree_sha256(xmss_args x, x256_mid mid, const uint8_t *vals, uint8_t *out)
@@ -399,12 +399,14 @@ template <int F> static void xmss_launch_generic(device_ctx *d, const xmss_args 
     xmss_ltree_generic<F><<<x.ntrees * x.count, lt, x.len * x.n, d->stream>>>(x, dv, dl);
 }
 
-/* HBS_GPU_LTREE_INL=1: key generation's packed L-trees with their compressions inline. */
+/* Key generation's packed L-trees with their compressions inline, unless
+ * HBS_GPU_LTREE_INL=0 (H100, bench/gpu/chain-forms.sh: the 2,048 L-trees of an XMSS^MT key
+ * 0.177 ms with the calls of sf_compress256, 0.142 inline). */
 static bool ltree_inl()
 {
     static const bool on = [] {
         const char *v = getenv("HBS_GPU_LTREE_INL");
-        return v && atoi(v) == 1;
+        return !(v && *v && atoi(v) == 0);
     }();
     return on;
 }
@@ -448,7 +450,7 @@ static int xmss_leaf_kernels(device_ctx *d, const hbs_xmss_leaf_job *jobs, size_
          * slower: H100, XMSS_10 0.40-0.42 ms against 0.42-0.45, XMSS_16's whole call 22.7
          * against 25.7-26.7 ms; bench/results/gpu-H100-s20-regs.log) */
         const unsigned cb = (unsigned)((chains + ct - 1) / ct);
-        switch (sf_chain_form()) {
+        switch (sf_chain_form(SHA_COMPACT | SHA_IMAD)) {
         case SHA_FULL | SHA_IMAD:
             xmss_chains_sha256<SHA_FULL | SHA_IMAD><<<cb, ct, 0, d->stream>>>(x, mid, dv);
             break;

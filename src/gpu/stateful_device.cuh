@@ -333,19 +333,24 @@ constexpr int X256_CALL = 8;
 /* HBS_GPU_CHAIN_FORM=full|compact|looped|call: the form of the XMSS SHA-256 chain kernels'
  * compressions (key generation's and the batch signer's), to compare: full unroll, compact
  * or looped (hash.cuh; each with SHA_IMAD), or one out-of-line copy (X256_CALL). The form, or
- * X256_CHAIN_FORM when unset. Read once. */
-static inline int sf_chain_form()
+ * dflt when unset. Read once.
+ * Key generation's default is compact, the signer's full (H100, bench/gpu/chain-forms.sh,
+ * bench/results/gpu-H100-s23-forms.log, two rounds: the chains of XMSSMT-SHA2_20/2_256's
+ * two trees 0.79/0.81 ms full, 0.727/0.730 compact, 0.735/0.731 looped, 0.82 call; batches
+ * of 16,384 signatures 9.00/9.04 ms full, 9.81/10.06 compact, 9.71/9.32 looped, 10.1/11.0
+ * call). A full chain step is four unrolled compressions, about 100 KB of loop code. */
+static inline int sf_chain_form(int dflt)
 {
     static const int f = [] {
         const char *v = getenv("HBS_GPU_CHAIN_FORM");
-        return !v || !*v                ? X256_CHAIN_FORM
+        return !v || !*v                ? -1
                : !strcmp(v, "full")    ? SHA_FULL | SHA_IMAD
                : !strcmp(v, "compact") ? SHA_COMPACT | SHA_IMAD
                : !strcmp(v, "looped")  ? SHA_LOOPED | SHA_IMAD
                : !strcmp(v, "call")    ? X256_CALL
-                                       : X256_CHAIN_FORM;
+                                       : -1;
     }();
-    return f;
+    return f < 0 ? dflt : f;
 }
 
 /* The compression of the register hashes below: out of line (one copy per kernel, which

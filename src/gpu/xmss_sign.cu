@@ -338,7 +338,7 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
             /* capped at 80 registers, 3 blocks an SM instead of 2: H100, XMSSMT-SHA2_20/2_256
              * batches of 16,384, median of 5, two rounds: 9.540-9.546 ms -> 8.988-9.118
              * (64 registers: 8.997-9.297; bench/results/gpu-H100-s20-regs.log) */
-            switch (sf_chain_minb(3) == 3 ? sf_chain_form() : -sf_chain_minb(3)) {
+            switch (sf_chain_minb(3) == 3 ? sf_chain_form(X256_CHAIN_FORM) : -sf_chain_minb(3)) {
             case SHA_FULL | SHA_IMAD:
                 xf_chains_sha256_cap<3, SHA_FULL | SHA_IMAD><<<sfs_blocks(f.leaves * len), SFS_THREADS, 0, st>>>(f, xmid, dvals[q]);
                 break;
