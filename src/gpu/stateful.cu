@@ -450,7 +450,11 @@ static int xmss_leaf_kernels(device_ctx *d, const hbs_xmss_leaf_job *jobs, size_
          * slower: H100, XMSS_10 0.40-0.42 ms against 0.42-0.45, XMSS_16's whole call 22.7
          * against 25.7-26.7 ms; bench/results/gpu-H100-s20-regs.log) */
         const unsigned cb = (unsigned)((chains + ct - 1) / ct);
-        switch (sf_chain_form(SHA_COMPACT | SHA_IMAD)) {
+        /* compact for the small launches, where it was measured (XMSS^MT's two trees,
+         * XMSS_10: stateful_device.cuh); the big ones' full form is at 96 % of the hash
+         * ceiling already (XMSS_20) */
+        switch (sf_chain_form(chains <= SF_SMALL_CHAINS ? SHA_COMPACT | SHA_IMAD
+                                                       : SHA_FULL | SHA_IMAD)) {
         case SHA_FULL | SHA_IMAD:
             xmss_chains_sha256<SHA_FULL | SHA_IMAD><<<cb, ct, 0, d->stream>>>(x, mid, dv);
             break;
