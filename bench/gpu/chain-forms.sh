@@ -40,8 +40,9 @@ while [ "$r" -le "$R" ]; do
         lt=0
         [ "$spec" = "$fm" ] || lt=1
         echo "== round $r, form $spec: key generation"
-        HBS_GPU_LTREE_INL=$lt HBS_GPU_CHAIN_FORM=$fm HBS_GPU_KEYGEN_TIMING=2 "$B/hbs" bench --gpu --stateful --ops keygen \
-            -a XMSSMT-SHA2_20/2_256 -a XMSS-SHA2_10_256 --iterations 9 2>&1 |
+        HBS_GPU_LTREE_INL=$lt HBS_GPU_CHAIN_FORM=$fm HBS_GPU_KEYGEN_TIMING=2 \
+            "$B/hbs" bench --gpu --stateful --ops keygen -a XMSSMT-SHA2_20/2_256 \
+            -a XMSS-SHA2_10_256 --iterations 9 2>&1 |
             awk '/^XMSS/ { print } /steps/ { k = $0; sub(/^.*steps /, "", k); sub(/:.*/, "", k)
                   v = $0; sub(/.*chains /, "", v); sub(/,.*/, "", v); c[k] = c[k] " " v
                   v = $0; sub(/.*L-trees /, "", v); sub(/,.*/, "", v); l[k] = l[k] " " v }

@@ -334,11 +334,12 @@ constexpr int X256_CALL = 8;
  * compressions (key generation's and the batch signer's), to compare: full unroll, compact
  * or looped (hash.cuh; each with SHA_IMAD), or one out-of-line copy (X256_CALL). The form, or
  * dflt when unset. Read once.
- * Key generation's small launches (up to 2^18 chains) run compact, the signer full (H100, bench/gpu/chain-forms.sh,
- * bench/results/gpu-H100-s23-forms.log, two rounds: the chains of XMSSMT-SHA2_20/2_256's
- * two trees 0.79/0.81 ms full, 0.727/0.730 compact, 0.735/0.731 looped, 0.82 call; batches
- * of 16,384 signatures 9.00/9.04 ms full, 9.81/10.06 compact, 9.71/9.32 looped, 10.1/11.0
- * call). A full chain step is four unrolled compressions, about 100 KB of loop code. */
+ * Key generation's small launches (up to 2^18 chains) run compact, the signer full (H100,
+ * bench/gpu/chain-forms.sh, bench/results/gpu-H100-s23-forms.log, two rounds: the chains of
+ * XMSSMT-SHA2_20/2_256's two trees 0.79/0.81 ms full, 0.727/0.730 compact, 0.735/0.731
+ * looped, 0.82 call; batches of 16,384 signatures 9.00/9.04 ms full, 9.81/10.06 compact,
+ * 9.71/9.32 looped, 10.1/11.0 call). A full chain step is four unrolled compressions, about
+ * 100 KB of loop code. */
 static inline int sf_chain_form(int dflt)
 {
     static const int f = [] {
