@@ -1,14 +1,16 @@
 #!/bin/sh
 # The XMSS SHA-256 chain kernels (key generation's xmss_chains_sha256, the batch signer's
 # xf_chains_sha256_cap) in each form of their compressions (HBS_GPU_CHAIN_FORM: full
-# unroll, compact, looped, one out-of-line copy), on a GPU machine, one binary; key
-# generation's packed L-trees also with their compressions inline (HBS_GPU_LTREE_INL=1):
+# unroll or compact; session 23 also had looped and one out-of-line copy), on a GPU
+# machine, one binary; key generation's packed L-trees with their compressions inline or
+# not (HBS_GPU_LTREE_INL=1|0):
 #   - the tests that run those kernels, in each form (GPU keys and signatures = CPU's);
 #   - rounds of XMSSMT-SHA2_20/2_256 and XMSS-SHA2_10_256 key generation (GPU steps with
 #     HBS_GPU_KEYGEN_TIMING=2) and XMSSMT batches of 16,384 signatures, the forms alternating.
 # Why: the full form puts four unrolled compressions in a chain step's loop, about 100 KB of
-# code a warp runs through every step; the chains reach 84 % of the hash ceiling where
-# SLH-DSA's kernels (one compression hot) pass it. A smaller loop may fetch better.
+# code a warp runs through every step. Session 23 (bench/results/gpu-H100-s23-forms.log):
+# compact won in key generation (chains 0.79-0.81 -> 0.73 ms) and lost in the batch signer
+# (9.0 -> 9.8-10.1 ms a batch), so each has its default (stateful_device.cuh).
 #   bench/gpu/chain-forms.sh [build dir] [rounds]   (default build-gpu, 2)
 set -u
 cd "$(dirname "$0")/../.." || exit 2
@@ -20,7 +22,7 @@ if [ ! -x "$B/hbs" ] || [ ! -x "$B/hbs_tests" ]; then
     cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 >/dev/null &&
         cmake --build "$B" -j "$(nproc)" >"$B.log" 2>&1 || { tail -n 30 "$B.log"; exit 2; }
 fi
-forms="full compact looped call"
+forms="full compact"
 status=0
 for fm in $forms; do
     echo "== tests, form $fm"
@@ -28,8 +30,8 @@ for fm in $forms; do
         gpu_stateful/sign_many gpu_stateful/sign_many_cache 2>&1) || status=1
     echo "$out" | grep -E '^(ok|FAIL)|passed'
 done
-echo "== tests, key generation's L-trees inline"
-out=$(HBS_GPU_LTREE_INL=1 "$B/hbs_tests" gpu_stateful/xmss_keys gpu_stateful/xmss_vectors 2>&1) ||
+echo "== tests, key generation's L-trees through out-of-line compressions"
+out=$(HBS_GPU_LTREE_INL=0 "$B/hbs_tests" gpu_stateful/xmss_keys gpu_stateful/xmss_vectors 2>&1) ||
     status=1
 echo "$out" | grep -E '^(ok|FAIL)|passed'
 r=1

@@ -458,14 +458,8 @@ static int xmss_leaf_kernels(device_ctx *d, const hbs_xmss_leaf_job *jobs, size_
         case SHA_FULL | SHA_IMAD:
             xmss_chains_sha256<SHA_FULL | SHA_IMAD><<<cb, ct, 0, d->stream>>>(x, mid, dv);
             break;
-        case SHA_COMPACT | SHA_IMAD:
-            xmss_chains_sha256<SHA_COMPACT | SHA_IMAD><<<cb, ct, 0, d->stream>>>(x, mid, dv);
-            break;
-        case SHA_LOOPED | SHA_IMAD:
-            xmss_chains_sha256<SHA_LOOPED | SHA_IMAD><<<cb, ct, 0, d->stream>>>(x, mid, dv);
-            break;
         default:
-            xmss_chains_sha256<X256_CALL><<<cb, ct, 0, d->stream>>>(x, mid, dv);
+            xmss_chains_sha256<SHA_COMPACT | SHA_IMAD><<<cb, ct, 0, d->stream>>>(x, mid, dv);
         }
         ks.mark(d->stream, "chains");
         if (leaves >= SF_SERIAL_LTREE)

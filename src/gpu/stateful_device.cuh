@@ -322,18 +322,16 @@ struct x256_mid {
     uint32_t prf[8], keygen[8];
 };
 
-/* A chain's compressions as calls of sf_compress256 even where they would be inline: one
- * copy of the rounds, not four a step (x256_chain's FORM; HBS_GPU_CHAIN_FORM below). */
-constexpr int X256_CALL = 8;
 /* The form of every chain kernel's compressions unless HBS_GPU_CHAIN_FORM picks another. */
 #ifndef X256_CHAIN_FORM
 #define X256_CHAIN_FORM HBS_GPU_SHA256_FORM
 #endif
 
-/* HBS_GPU_CHAIN_FORM=full|compact|looped|call: the form of the XMSS SHA-256 chain kernels'
- * compressions (key generation's and the batch signer's), to compare: full unroll, compact
- * or looped (hash.cuh; each with SHA_IMAD), or one out-of-line copy (X256_CALL). The form, or
- * dflt when unset. Read once.
+/* HBS_GPU_CHAIN_FORM=full|compact: the form of the XMSS SHA-256 chain kernels' compressions
+ * (key generation's and the batch signer's), to compare: full unroll or compact (hash.cuh;
+ * each with SHA_IMAD). The form, or dflt when unset. Read once. (Session 23 also measured
+ * the looped form and one out-of-line compression, below; their kernels went, to keep the
+ * build short.)
  * Key generation's small launches (up to 2^18 chains) run compact, the signer full (H100,
  * bench/gpu/chain-forms.sh, bench/results/gpu-H100-s23-forms.log, two rounds: the chains of
  * XMSSMT-SHA2_20/2_256's two trees 0.79/0.81 ms full, 0.727/0.730 compact, 0.735/0.731
@@ -347,8 +345,6 @@ static inline int sf_chain_form(int dflt)
         return !v || !*v                ? -1
                : !strcmp(v, "full")    ? SHA_FULL | SHA_IMAD
                : !strcmp(v, "compact") ? SHA_COMPACT | SHA_IMAD
-               : !strcmp(v, "looped")  ? SHA_LOOPED | SHA_IMAD
-               : !strcmp(v, "call")    ? X256_CALL
                                        : -1;
     }();
     return f < 0 ? dflt : f;
@@ -360,7 +356,7 @@ static inline int sf_chain_form(int dflt)
 template <bool INL, int FORM = HBS_GPU_SHA256_FORM>
 __device__ __forceinline__ void x256_compress(uint32_t st[8], uint32_t w[16])
 {
-    if constexpr (INL && FORM != X256_CALL)
+    if constexpr (INL)
         sha256_compress<FORM>(st, w);
     else
         sf_compress256(st, w);

@@ -345,12 +345,6 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
             case SHA_COMPACT | SHA_IMAD:
                 xf_chains_sha256_cap<3, SHA_COMPACT | SHA_IMAD><<<sfs_blocks(f.leaves * len), SFS_THREADS, 0, st>>>(f, xmid, dvals[q]);
                 break;
-            case SHA_LOOPED | SHA_IMAD:
-                xf_chains_sha256_cap<3, SHA_LOOPED | SHA_IMAD><<<sfs_blocks(f.leaves * len), SFS_THREADS, 0, st>>>(f, xmid, dvals[q]);
-                break;
-            case X256_CALL:
-                xf_chains_sha256_cap<3, X256_CALL><<<sfs_blocks(f.leaves * len), SFS_THREADS, 0, st>>>(f, xmid, dvals[q]);
-                break;
             case -4:
                 xf_chains_sha256_cap<4><<<sfs_blocks(f.leaves * len), SFS_THREADS, 0, st>>>(f, xmid, dvals[q]);
                 break;
