@@ -338,18 +338,16 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
             /* capped at 80 registers, 3 blocks an SM instead of 2: H100, XMSSMT-SHA2_20/2_256
              * batches of 16,384, median of 5, two rounds: 9.540-9.546 ms -> 8.988-9.118
              * (64 registers: 8.997-9.297; bench/results/gpu-H100-s20-regs.log) */
-            switch (sf_chain_minb(3) == 3 ? sf_chain_form(X256_CHAIN_FORM) : -sf_chain_minb(3)) {
-            case SHA_FULL | SHA_IMAD:
-                xf_chains_sha256_cap<3, SHA_FULL | SHA_IMAD><<<sfs_blocks(f.leaves * len), SFS_THREADS, 0, st>>>(f, xmid, dvals[q]);
-                break;
-            case SHA_COMPACT | SHA_IMAD:
-                xf_chains_sha256_cap<3, SHA_COMPACT | SHA_IMAD><<<sfs_blocks(f.leaves * len), SFS_THREADS, 0, st>>>(f, xmid, dvals[q]);
-                break;
-            case -4:
-                xf_chains_sha256_cap<4><<<sfs_blocks(f.leaves * len), SFS_THREADS, 0, st>>>(f, xmid, dvals[q]);
-                break;
-            default:
-                xf_chains_sha256<<<sfs_blocks(f.leaves * len), SFS_THREADS, 0, st>>>(f, xmid, dvals[q]);
+            const int minb = sf_chain_minb(3);
+            const unsigned cb = sfs_blocks(f.leaves * len);
+            if (minb == 4) {
+                xf_chains_sha256_cap<4><<<cb, SFS_THREADS, 0, st>>>(f, xmid, dvals[q]);
+            } else if (minb != 3) {
+                xf_chains_sha256<<<cb, SFS_THREADS, 0, st>>>(f, xmid, dvals[q]);
+            } else if (sf_chain_form(X256_CHAIN_FORM) == (SHA_COMPACT | SHA_IMAD)) {
+                xf_chains_sha256_cap<3, SHA_COMPACT | SHA_IMAD><<<cb, SFS_THREADS, 0, st>>>(f, xmid, dvals[q]);
+            } else {
+                xf_chains_sha256_cap<3, SHA_FULL | SHA_IMAD><<<cb, SFS_THREADS, 0, st>>>(f, xmid, dvals[q]);
             }
             tl.mark(st, q, "chains", (long)k0, (long)(k0 + m));
             const lt_kind lt = kind(m);
