@@ -212,7 +212,7 @@ __global__ void xmss_chains_sha256(xmss_args x, x256_mid mid, uint8_t *vals)
 }
 
 /* The L-trees of x256_lt_pack(len) leaves per block (x256_ltree_packed); the chain ends
- * in, a leaf each out. INL: the compressions inline (ltree_inl). */
+ * in, a leaf each out. INL: the compressions inline (sf_ltree_inl). */
 template <bool INL>
 __global__ void __launch_bounds__(X256_LT_THREADS)
     xmss_ltree_sha256(xmss_args x, x256_mid mid, const uint8_t *vals, uint8_t *out)
@@ -399,17 +399,6 @@ template <int F> static void xmss_launch_generic(device_ctx *d, const xmss_args 
     xmss_ltree_generic<F><<<x.ntrees * x.count, lt, x.len * x.n, d->stream>>>(x, dv, dl);
 }
 
-/* Key generation's packed L-trees with their compressions inline, unless
- * HBS_GPU_LTREE_INL=0 (H100, bench/gpu/chain-forms.sh: the 2,048 L-trees of an XMSS^MT key
- * 0.177 ms with the calls of sf_compress256, 0.142 inline). */
-static bool ltree_inl()
-{
-    static const bool on = [] {
-        const char *v = getenv("HBS_GPU_LTREE_INL");
-        return !(v && *v && atoi(v) == 0);
-    }();
-    return on;
-}
 
 /* The chains and L-trees of leaves first .. first + count - 1 of njobs trees, launched on
  * d->stream into *dl (SF_D_LEAVES: count of job 0, then job 1's, ...); d->lock held. */
@@ -464,7 +453,7 @@ static int xmss_leaf_kernels(device_ctx *d, const hbs_xmss_leaf_job *jobs, size_
         ks.mark(d->stream, "chains");
         if (leaves >= SF_SERIAL_LTREE)
             xmss_ltree_sha256_serial<<<blocks_for(leaves), SF_THREADS, 0, d->stream>>>(x, mid, dv, *dl);
-        else if (ltree_inl())
+        else if (sf_ltree_inl(true))
             xmss_ltree_sha256<true><<<(unsigned)((leaves + P - 1) / P), X256_LT_THREADS, 0,
                                       d->stream>>>(x, mid, dv, *dl);
         else

@@ -287,6 +287,32 @@ static inline int sf_chain_minb(int dflt)
     return b < 0 ? dflt : b;
 }
 
+/* HBS_GPU_CHAIN_THREADS=64|128|256: the threads a block of the batch signer's uncapped
+ * chain kernel (HBS_GPU_CHAIN_REGS=0), to compare with key generation's launch shape
+ * (uncapped, blocks of 64, compact: the fastest chains there). 256 when unset. Read once. */
+static inline unsigned sf_sign_chain_threads(void)
+{
+    static const unsigned t = [] {
+        const char *v = getenv("HBS_GPU_CHAIN_THREADS");
+        const int n = v ? atoi(v) : 0;
+        return n == 64 || n == 128 ? (unsigned)n : 256u;
+    }();
+    return t;
+}
+
+/* HBS_GPU_LTREE_INL=1|0: the packed L-tree kernels (x256_ltree_block) with their
+ * compressions inline or through sf_compress256's calls, to compare; dflt when unset. Key
+ * generation's run inline (H100, bench/gpu/chain-forms.sh: the 2,048 L-trees of an XMSS^MT
+ * key 0.177 ms with the calls, 0.142 inline). Read once. */
+static inline bool sf_ltree_inl(bool dflt)
+{
+    static const int on = [] {
+        const char *v = getenv("HBS_GPU_LTREE_INL");
+        return !v || !*v ? -1 : atoi(v) != 0;
+    }();
+    return on < 0 ? dflt : on != 0;
+}
+
 /* The working variables after rounds 0 .. 7 from the IV of a block whose words 0 .. 6 are
  * zero and word 7 is w7, worked out by the compiler. XMSS's F and H key their hash with a
  * first block toByte(0 or 1, 32) || KEY: a quarter of its rounds need not run. (Its own
