@@ -175,7 +175,8 @@ template <int F> __global__ void xmss_ltree_generic(xmss_args x, const uint8_t *
 
 
 template <int FORM>
-__global__ void xmss_chains_sha256(xmss_args x, x256_mid mid, uint8_t *vals)
+__device__ __forceinline__ void xmss_chain_one(const xmss_args &x, const x256_mid &mid,
+                                               uint8_t *vals)
 {
     const uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= (uint64_t)x.ntrees * x.count * x.len)
@@ -209,6 +210,20 @@ __global__ void xmss_chains_sha256(xmss_args x, x256_mid mid, uint8_t *vals)
 #pragma unroll
     for (int k = 0; k < 8; k++)
         put_be32(vals + t * 32 + 4 * k, v[k]);
+}
+
+template <int FORM>
+__global__ void xmss_chains_sha256(xmss_args x, x256_mid mid, uint8_t *vals)
+{
+    xmss_chain_one<FORM>(x, mid, vals);
+}
+
+/* Blocks of SF_CHAIN_THREADS with registers capped so that MINB of them fit an SM */
+template <int FORM, int MINB>
+__global__ void __launch_bounds__(SF_CHAIN_THREADS, MINB)
+    xmss_chains_sha256_cap(xmss_args x, x256_mid mid, uint8_t *vals)
+{
+    xmss_chain_one<FORM>(x, mid, vals);
 }
 
 /* The L-trees of x256_lt_pack(len) leaves per block (x256_ltree_packed); the chain ends
@@ -400,6 +415,22 @@ template <int F> static void xmss_launch_generic(device_ctx *d, const xmss_args 
 }
 
 
+/* HBS_GPU_KEYGEN_CHAIN_MINB=16|17: key generation's compact chains in blocks of
+ * SF_CHAIN_THREADS with registers capped so that 16 (64 registers) or 17 (56) blocks fit an
+ * SM, to compare with the uncapped kernel (72 registers, 14 blocks). Why: the 137,216 chains
+ * of an XMSS^MT key's two trees are 1,040 an SM, so uncapped a ninth of them run as a second
+ * wave at low occupancy; with 56 registers all fit at once (some spilled), with 64 all but
+ * 32 blocks. 0 (uncapped) when unset. Read once. */
+static int keygen_chain_minb()
+{
+    static const int b = [] {
+        const char *v = getenv("HBS_GPU_KEYGEN_CHAIN_MINB");
+        const int n = v ? atoi(v) : 0;
+        return n == 16 || n == 17 ? n : 0;
+    }();
+    return b;
+}
+
 /* The chains and L-trees of leaves first .. first + count - 1 of njobs trees, launched on
  * d->stream into *dl (SF_D_LEAVES: count of job 0, then job 1's, ...); d->lock held. */
 static int xmss_leaf_kernels(device_ctx *d, const hbs_xmss_leaf_job *jobs, size_t njobs,
@@ -442,14 +473,17 @@ static int xmss_leaf_kernels(device_ctx *d, const hbs_xmss_leaf_job *jobs, size_
         /* compact for the small launches, where it was measured (XMSS^MT's two trees,
          * XMSS_10: stateful_device.cuh); the big ones' full form is at 96 % of the hash
          * ceiling already (XMSS_20) */
-        switch (sf_chain_form(chains <= SF_SMALL_CHAINS ? SHA_COMPACT | SHA_IMAD
-                                                       : SHA_FULL | SHA_IMAD)) {
-        case SHA_FULL | SHA_IMAD:
+        const int form = sf_chain_form(chains <= SF_SMALL_CHAINS ? SHA_COMPACT | SHA_IMAD
+                                                                 : SHA_FULL | SHA_IMAD);
+        const int minb = ct == SF_CHAIN_THREADS ? keygen_chain_minb() : 0;
+        if (form == (SHA_FULL | SHA_IMAD))
             xmss_chains_sha256<SHA_FULL | SHA_IMAD><<<cb, ct, 0, d->stream>>>(x, mid, dv);
-            break;
-        default:
+        else if (minb == 16)
+            xmss_chains_sha256_cap<SHA_COMPACT | SHA_IMAD, 16><<<cb, ct, 0, d->stream>>>(x, mid, dv);
+        else if (minb == 17)
+            xmss_chains_sha256_cap<SHA_COMPACT | SHA_IMAD, 17><<<cb, ct, 0, d->stream>>>(x, mid, dv);
+        else
             xmss_chains_sha256<SHA_COMPACT | SHA_IMAD><<<cb, ct, 0, d->stream>>>(x, mid, dv);
-        }
         ks.mark(d->stream, "chains");
         if (leaves >= SF_SERIAL_LTREE)
             xmss_ltree_sha256_serial<<<blocks_for(leaves), SF_THREADS, 0, d->stream>>>(x, mid, dv, *dl);

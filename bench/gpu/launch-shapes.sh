@@ -1,5 +1,6 @@
 #!/bin/sh
-# The batch signer's XMSS SHA-256 kernels in other shapes, on a GPU machine, one binary:
+# The XMSS SHA-256 kernels of the batch signer and of key generation in other launch shapes,
+# on a GPU machine, one binary. The batch signer's:
 #   base   the defaults: chains capped at 80 registers (3 blocks of 256 an SM), full form;
 #          packed L-trees through sf_compress256's calls
 #   lt     packed L-trees with their compressions inline (HBS_GPU_LTREE_INL=1)
@@ -11,12 +12,16 @@
 # the shapes alternating. Why: key generation's chains run compact, uncapped, in blocks of
 # 64, and its L-trees inline; the signer's were last measured in another shape (session 23,
 # bench/results/gpu-H100-s23-forms.log).
-#   bench/gpu/sign-shapes.sh [build dir] [rounds]   (default build-gpu, 2)
+# Key generation's compact chains uncapped (72 registers, 14 blocks of 64 an SM) or capped
+# so that 16 or 17 fit (HBS_GPU_KEYGEN_CHAIN_MINB): the 137,216 chains of an XMSS^MT key's
+# two trees are 1,040 an SM, more than one wave uncapped. Its tests in each, then rounds of
+# XMSSMT-SHA2_20/2_256 and XMSS-SHA2_10_256 key generation with the GPU's steps timed.
+#   bench/gpu/launch-shapes.sh [build dir] [rounds]   (default build-gpu, 2)
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 B=${1:-build-gpu}
 R=${2:-2}
-echo "sign shapes, $(date -u +%Y-%m-%dT%H:%M:%SZ), $(git rev-parse --short HEAD 2>/dev/null)"
+echo "launch shapes, $(date -u +%Y-%m-%dT%H:%M:%SZ), $(git rev-parse --short HEAD 2>/dev/null)"
 nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader
 if [ ! -x "$B/hbs" ] || [ ! -x "$B/hbs_tests" ]; then
     cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 >/dev/null &&
@@ -41,8 +46,22 @@ for s in $shapes; do
         gpu_stateful/sign_many_cache 2>&1) || status=1
     echo "$out" | grep -E '^(ok|FAIL)|passed'
 done
+for m in 0 16 17; do
+    echo "== tests, key generation's chains, HBS_GPU_KEYGEN_CHAIN_MINB=$m"
+    out=$(HBS_GPU_KEYGEN_CHAIN_MINB=$m "$B/hbs_tests" gpu_stateful/xmss_keys gpu_stateful/xmss_vectors \
+        gpu_stateful/tall_and_sign 2>&1) || status=1
+    echo "$out" | grep -E '^(ok|FAIL)|passed'
+done
 r=1
 while [ "$r" -le "$R" ]; do
+    for m in 0 16 17; do
+        echo "== round $r, key generation, HBS_GPU_KEYGEN_CHAIN_MINB=$m"
+        HBS_GPU_KEYGEN_CHAIN_MINB=$m HBS_GPU_KEYGEN_TIMING=2 "$B/hbs" bench --gpu --stateful \
+            --ops keygen -a XMSSMT-SHA2_20/2_256 -a XMSS-SHA2_10_256 --iterations 9 2>&1 |
+            awk '/^XMSS/ { print } /steps/ { k = $0; sub(/^.*steps /, "", k); sub(/:.*/, "", k)
+                  v = $0; sub(/.*chains /, "", v); sub(/,.*/, "", v); c[k] = c[k] " " v }
+                  END { for (k in c) print "  chains ms " k ":" c[k] }'
+    done
     for s in $shapes; do
         printf '== round %s, shape %-9s ' "$r" "$s"
         env $(shape_env "$s") "$B/hbs" bench --gpu --stateful --ops sign -a XMSSMT-SHA2_20/2_256 \
