@@ -273,8 +273,9 @@ static __device__ __noinline__ void sf_compress256(uint32_t st[8], uint32_t w[16
 
 /* HBS_GPU_CHAIN_REGS=64|80|0: the batch signer's XMSS SHA-256 chain kernel in the instance
  * whose registers are capped so that 4 (64) or 3 (80) blocks of 256 threads fit an SM, or
- * uncapped (0: 127 registers, 2 blocks), to compare. The blocks an SM asked of the compiler
- * (0: uncapped), or dflt when unset. Read once. */
+ * uncapped (0: 127 registers full, 80 compact; in blocks of sf_sign_chain_threads()), to
+ * compare. The blocks an SM asked of the compiler (0: uncapped), or dflt when unset. Read
+ * once. */
 static inline int sf_chain_minb(int dflt)
 {
     static const int b = [] {
