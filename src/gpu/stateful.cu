@@ -175,8 +175,7 @@ template <int F> __global__ void xmss_ltree_generic(xmss_args x, const uint8_t *
 
 
 template <int FORM>
-__device__ __forceinline__ void xmss_chain_one(const xmss_args &x, const x256_mid &mid,
-                                               uint8_t *vals)
+__global__ void xmss_chains_sha256(xmss_args x, x256_mid mid, uint8_t *vals)
 {
     const uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= (uint64_t)x.ntrees * x.count * x.len)
@@ -212,22 +211,8 @@ __device__ __forceinline__ void xmss_chain_one(const xmss_args &x, const x256_mi
         put_be32(vals + t * 32 + 4 * k, v[k]);
 }
 
-template <int FORM>
-__global__ void xmss_chains_sha256(xmss_args x, x256_mid mid, uint8_t *vals)
-{
-    xmss_chain_one<FORM>(x, mid, vals);
-}
-
-/* Blocks of SF_CHAIN_THREADS with registers capped so that MINB of them fit an SM */
-template <int FORM, int MINB>
-__global__ void __launch_bounds__(SF_CHAIN_THREADS, MINB)
-    xmss_chains_sha256_cap(xmss_args x, x256_mid mid, uint8_t *vals)
-{
-    xmss_chain_one<FORM>(x, mid, vals);
-}
-
 /* The L-trees of x256_lt_pack(len) leaves per block (x256_ltree_packed); the chain ends
- * in, a leaf each out. INL: the compressions inline (sf_ltree_inl). */
+ * in, a leaf each out. INL: the compressions inline (ltree_inl). */
 template <bool INL>
 __global__ void __launch_bounds__(X256_LT_THREADS)
     xmss_ltree_sha256(xmss_args x, x256_mid mid, const uint8_t *vals, uint8_t *out)
@@ -414,21 +399,16 @@ template <int F> static void xmss_launch_generic(device_ctx *d, const xmss_args 
     xmss_ltree_generic<F><<<x.ntrees * x.count, lt, x.len * x.n, d->stream>>>(x, dv, dl);
 }
 
-
-/* HBS_GPU_KEYGEN_CHAIN_MINB=16|17: key generation's compact chains in blocks of
- * SF_CHAIN_THREADS with registers capped so that 16 (64 registers) or 17 (56) blocks fit an
- * SM, to compare with the uncapped kernel (72 registers, 14 blocks). Why: the 137,216 chains
- * of an XMSS^MT key's two trees are 1,040 an SM, so uncapped a ninth of them run as a second
- * wave at low occupancy; with 56 registers all fit at once (some spilled), with 64 all but
- * 32 blocks. 0 (uncapped) when unset. Read once. */
-static int keygen_chain_minb()
+/* Key generation's packed L-trees with their compressions inline, unless
+ * HBS_GPU_LTREE_INL=0 (H100, bench/gpu/chain-forms.sh: the 2,048 L-trees of an XMSS^MT key
+ * 0.177 ms with the calls of sf_compress256, 0.142 inline). */
+static bool ltree_inl()
 {
-    static const int b = [] {
-        const char *v = getenv("HBS_GPU_KEYGEN_CHAIN_MINB");
-        const int n = v ? atoi(v) : 0;
-        return n == 16 || n == 17 ? n : 0;
+    static const bool on = [] {
+        const char *v = getenv("HBS_GPU_LTREE_INL");
+        return !(v && *v && atoi(v) == 0);
     }();
-    return b;
+    return on;
 }
 
 /* The chains and L-trees of leaves first .. first + count - 1 of njobs trees, launched on
@@ -473,21 +453,18 @@ static int xmss_leaf_kernels(device_ctx *d, const hbs_xmss_leaf_job *jobs, size_
         /* compact for the small launches, where it was measured (XMSS^MT's two trees,
          * XMSS_10: stateful_device.cuh); the big ones' full form is at 96 % of the hash
          * ceiling already (XMSS_20) */
-        const int form = sf_chain_form(chains <= SF_SMALL_CHAINS ? SHA_COMPACT | SHA_IMAD
-                                                                 : SHA_FULL | SHA_IMAD);
-        const int minb = ct == SF_CHAIN_THREADS ? keygen_chain_minb() : 0;
-        if (form == (SHA_FULL | SHA_IMAD))
+        switch (sf_chain_form(chains <= SF_SMALL_CHAINS ? SHA_COMPACT | SHA_IMAD
+                                                       : SHA_FULL | SHA_IMAD)) {
+        case SHA_FULL | SHA_IMAD:
             xmss_chains_sha256<SHA_FULL | SHA_IMAD><<<cb, ct, 0, d->stream>>>(x, mid, dv);
-        else if (minb == 16)
-            xmss_chains_sha256_cap<SHA_COMPACT | SHA_IMAD, 16><<<cb, ct, 0, d->stream>>>(x, mid, dv);
-        else if (minb == 17)
-            xmss_chains_sha256_cap<SHA_COMPACT | SHA_IMAD, 17><<<cb, ct, 0, d->stream>>>(x, mid, dv);
-        else
+            break;
+        default:
             xmss_chains_sha256<SHA_COMPACT | SHA_IMAD><<<cb, ct, 0, d->stream>>>(x, mid, dv);
+        }
         ks.mark(d->stream, "chains");
         if (leaves >= SF_SERIAL_LTREE)
             xmss_ltree_sha256_serial<<<blocks_for(leaves), SF_THREADS, 0, d->stream>>>(x, mid, dv, *dl);
-        else if (sf_ltree_inl(true))
+        else if (ltree_inl())
             xmss_ltree_sha256<true><<<(unsigned)((leaves + P - 1) / P), X256_LT_THREADS, 0,
                                       d->stream>>>(x, mid, dv, *dl);
         else

@@ -273,9 +273,8 @@ static __device__ __noinline__ void sf_compress256(uint32_t st[8], uint32_t w[16
 
 /* HBS_GPU_CHAIN_REGS=64|80|0: the batch signer's XMSS SHA-256 chain kernel in the instance
  * whose registers are capped so that 4 (64) or 3 (80) blocks of 256 threads fit an SM, or
- * uncapped (0: 127 registers full, 80 compact; in blocks of sf_sign_chain_threads()), to
- * compare. The blocks an SM asked of the compiler (0: uncapped), or dflt when unset. Read
- * once. */
+ * uncapped (0: 127 registers, 2 blocks), to compare. The blocks an SM asked of the compiler
+ * (0: uncapped), or dflt when unset. Read once. */
 static inline int sf_chain_minb(int dflt)
 {
     static const int b = [] {
@@ -286,32 +285,6 @@ static inline int sf_chain_minb(int dflt)
         return r == 64 ? 4 : r == 80 ? 3 : 0;
     }();
     return b < 0 ? dflt : b;
-}
-
-/* HBS_GPU_CHAIN_THREADS=64|128|256: the threads a block of the batch signer's uncapped
- * chain kernel (HBS_GPU_CHAIN_REGS=0), to compare with key generation's launch shape
- * (uncapped, blocks of 64, compact: the fastest chains there). 256 when unset. Read once. */
-static inline unsigned sf_sign_chain_threads(void)
-{
-    static const unsigned t = [] {
-        const char *v = getenv("HBS_GPU_CHAIN_THREADS");
-        const int n = v ? atoi(v) : 0;
-        return n == 64 || n == 128 ? (unsigned)n : 256u;
-    }();
-    return t;
-}
-
-/* HBS_GPU_LTREE_INL=1|0: the packed L-tree kernels (x256_ltree_block) with their
- * compressions inline or through sf_compress256's calls, to compare; dflt when unset. Key
- * generation's run inline (H100, bench/gpu/chain-forms.sh: the 2,048 L-trees of an XMSS^MT
- * key 0.177 ms with the calls, 0.142 inline). Read once. */
-static inline bool sf_ltree_inl(bool dflt)
-{
-    static const int on = [] {
-        const char *v = getenv("HBS_GPU_LTREE_INL");
-        return !v || !*v ? -1 : atoi(v) != 0;
-    }();
-    return on < 0 ? dflt : on != 0;
 }
 
 /* The working variables after rounds 0 .. 7 from the IV of a block whose words 0 .. 6 are

@@ -343,12 +343,7 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
             if (minb == 4) {
                 xf_chains_sha256_cap<4><<<cb, SFS_THREADS, 0, st>>>(f, xmid, dvals[q]);
             } else if (minb != 3) {
-                const unsigned ct = sf_sign_chain_threads();
-                const unsigned ub = (unsigned)((f.leaves * len + ct - 1) / ct);
-                if (sf_chain_form(X256_CHAIN_FORM) == (SHA_COMPACT | SHA_IMAD))
-                    xf_chains_sha256<SHA_COMPACT | SHA_IMAD><<<ub, ct, 0, st>>>(f, xmid, dvals[q]);
-                else
-                    xf_chains_sha256<SHA_FULL | SHA_IMAD><<<ub, ct, 0, st>>>(f, xmid, dvals[q]);
+                xf_chains_sha256<<<cb, SFS_THREADS, 0, st>>>(f, xmid, dvals[q]);
             } else if (sf_chain_form(X256_CHAIN_FORM) == (SHA_COMPACT | SHA_IMAD)) {
                 xf_chains_sha256_cap<3, SHA_COMPACT | SHA_IMAD><<<cb, SFS_THREADS, 0, st>>>(f, xmid, dvals[q]);
             } else {
@@ -360,11 +355,7 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
                 xf_ltree_serial_sha256<<<sfs_blocks(f.leaves), SFS_THREADS, 0, st>>>(f, xmid, dvals[q], dnodes);
             } else if (lt == LT_PACKED) {
                 const uint32_t P = x256_lt_pack((uint32_t)len);
-                const unsigned lb = (unsigned)((f.leaves + P - 1) / P);
-                if (sf_ltree_inl(false))
-                    xf_ltree_packed_sha256<true><<<lb, X256_LT_THREADS, 0, st>>>(f, xmid, dvals[q], dnodes);
-                else
-                    xf_ltree_packed_sha256<false><<<lb, X256_LT_THREADS, 0, st>>>(f, xmid, dvals[q], dnodes);
+                xf_ltree_packed_sha256<<<(unsigned)((f.leaves + P - 1) / P), X256_LT_THREADS, 0, st>>>(f, xmid, dvals[q], dnodes);
             } else {
                 /* level 0 from the chain ends into dlt, then back and forth with dvals */
                 uint32_t *in = dlt[q], *out = (uint32_t *)dvals[q];

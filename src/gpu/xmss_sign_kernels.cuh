@@ -241,11 +241,9 @@ __device__ __forceinline__ void xf_chains_one(const xf_args &f, const x256_mid &
         put_be32(vals + t * 32 + 4 * b, v[b]);
 }
 
-/* Uncapped (HBS_GPU_CHAIN_REGS=0), launched in blocks of sf_sign_chain_threads() */
-template <int FORM = X256_CHAIN_FORM>
 __global__ void xf_chains_sha256(xf_args f, x256_mid mid, uint8_t *vals)
 {
-    xf_chains_one<FORM>(f, mid, vals);
+    xf_chains_one(f, mid, vals);
 }
 
 /* The same with its registers capped (sf_chain_minb: blocks of 256 an SM; 3 by default) */
@@ -341,8 +339,7 @@ __device__ __forceinline__ void xf_lt_leaf(const xf_args &f, uint64_t g, const u
 }
 
 /* The L-trees of x256_lt_pack(len) leaves per block (x256_ltree_packed), each leaf into its
- * tree's level 0. INL: the compressions inline (sf_ltree_inl). */
-template <bool INL>
+ * tree's level 0. */
 __global__ void __launch_bounds__(X256_LT_THREADS)
     xf_ltree_packed_sha256(xf_args f, x256_mid mid, const uint8_t *vals, uint8_t *nodes)
 {
@@ -351,7 +348,7 @@ __global__ void __launch_bounds__(X256_LT_THREADS)
     if (g0 >= f.leaves)
         return;
     const uint32_t leaves = f.leaves - g0 < P ? (uint32_t)(f.leaves - g0) : P;
-    x256_ltree_block<INL>(
+    x256_ltree_block(
         vals + g0 * len * 32, len, leaves, mid.prf,
         [&](uint32_t p, uint32_t a[8]) { xf_lt_addr(f, g0 + p, a); },
         [&](uint32_t p, const uint32_t *root) { xf_lt_leaf(f, g0 + p, root, nodes); });
