@@ -202,5 +202,19 @@ void hbs_cli_hash_model(const hbs_slhdsa_params *p, int op, hbs_cli_hashes *out)
 void hbs_cli_hash_raw(const hbs_slhdsa_params *p, hbs_cli_hashes *rate);
 /* Seconds the work takes at those rates: the single-core hash ceiling of the operation. */
 double hbs_cli_hash_seconds(const hbs_cli_hashes *work, const hbs_cli_hashes *rate);
+/* Hashes a stateful key generation needs: the first tree of every layer (hashrate_stateful.c).
+ * 0, or -1 for an unknown set. */
+int hbs_cli_stateful_keygen_model(const char *alg, hbs_cli_hashes *out);
+/* The H200's own ceiling, measured with a plain kernel (../shared/tools/hash-peak.cu):
+ * compressions or permutations per second. Other GPUs are measured against it too. */
+#define HBS_CLI_GPU_CEIL_SHA256 13.0e9
+#define HBS_CLI_GPU_CEIL_SHA512 4.86e9
+#define HBS_CLI_GPU_CEIL_KECCAK 3.47e9
+/* Milliseconds the work takes at that ceiling. */
+static inline double hbs_cli_gpu_ceiling_ms(const hbs_cli_hashes *w)
+{
+    return 1e3 * (w->sha256 / HBS_CLI_GPU_CEIL_SHA256 + w->sha512 / HBS_CLI_GPU_CEIL_SHA512 +
+                  w->keccak / HBS_CLI_GPU_CEIL_KECCAK);
+}
 
 #endif

@@ -16,12 +16,6 @@
 #include "cli.h"
 #include "hbs/gpu.h"
 
-/* The H200's own ceiling, measured with a plain kernel (../shared/tools/hash-peak.cu):
- * compressions or permutations per second. Other GPUs are measured against it too. */
-#define CEIL_SHA256 13.0e9
-#define CEIL_SHA512 4.86e9
-#define CEIL_KECCAK 3.47e9
-
 typedef struct {
     const hbs_slhdsa_params *p;
     const char *op, *mode;
@@ -258,7 +252,7 @@ static void fill_model(gpu_record *r, int op)
     hbs_cli_hashes w;
     hbs_cli_hash_model(r->p, op, &w);
     r->hashes = w.sha256 + w.sha512 + w.keccak;
-    r->ceiling_ms = 1e3 * (w.sha256 / CEIL_SHA256 + w.sha512 / CEIL_SHA512 + w.keccak / CEIL_KECCAK);
+    r->ceiling_ms = hbs_cli_gpu_ceiling_ms(&w);
     r->efficiency = r->ops_per_s * r->ceiling_ms / 1e3;
 }
 
@@ -332,7 +326,8 @@ int hbs_cli_gpu_bench(const hbs_slhdsa_params *const *algs, size_t nalgs, const 
                  "wall clock around each call (copies included, except device-resident)\n");
     fprintf(out, "ideal/s: hash ceiling (H200: %.2f G SHA-256, %.2f G SHA-512, %.2f G Keccak "
                  "per s) over hashes/op; eff: ops/s over ideal/s\n\n",
-            CEIL_SHA256 / 1e9, CEIL_SHA512 / 1e9, CEIL_KECCAK / 1e9);
+            HBS_CLI_GPU_CEIL_SHA256 / 1e9, HBS_CLI_GPU_CEIL_SHA512 / 1e9,
+            HBS_CLI_GPU_CEIL_KECCAK / 1e9);
     hbs_cli_table_header(out, columns, NUM_COLUMNS);
 
     gpu_record *recs = calloc(nalgs * 10, sizeof *recs);

@@ -908,6 +908,72 @@ static void test_bench_json(void)
     free(text);
 }
 
+/* bench --stateful --json: each key generation's hashes_per_op is the hash work of the first
+ * tree of every layer, as ../shared/tools/hashcount.py counts it (the constant prefix blocks
+ * precomputed). hashcount.py prints 2^h (leaf + one node) for the SHA-256 sets: XMSS_10
+ * 4,665,344 and LMS H5/W4 35,488, one node (6 and 2) more than a tree's 2^h - 1 inner
+ * nodes. The other families, worked by hand from RFC 8391, RFC 8554 and SP 800-208:
+ *   XMSS SHAKE128 n = 32 (rate 168): PRF 1, PRF_keygen 1, F 2 + 1, H 3 + 1 permutations;
+ *     1024 (67 (1 + 15 x 3) + 66 x 4) + 1023 x 4 = 3,430,396
+ *   XMSS SHA-512 n = 64: PRF 1, PRF_keygen 1 (SK_SEED's block ahead), F 2 + 2, H 3 + 3;
+ *     1024 (131 (1 + 15 x 4) + 130 x 6) + 1023 x 6 = 8,987,642
+ *   XMSS SHA-256/192 (toByte(x, 4): no block is constant): PRF 2, PRF_keygen 2, F 4 + 1,
+ *     H 6 + 2; 1024 (51 (2 + 15 x 5) + 50 x 8) + 1023 x 8 = 4,439,032
+ *   LMS SHAKE M32 H5/W4 (rate 136): 32 (67 x 16 + 16 (2,167 bytes) + 1) + 31 = 34,879
+ *   LMS SHA-256/192 M24 H5/W4 (p = 51): 32 (51 x 16 + 20 + 1) + 31 x 2 = 26,846 */
+static void test_bench_stateful_model(void)
+{
+    if (!binary_present())
+        return;
+    static const struct {
+        const char *alg;
+        double hashes;
+    } want[] = {
+        {"XMSS-SHA2_10_256", 4665344 - 6},
+        {"XMSSMT-SHA2_20/2_256", 2 * (4665344 - 6)},
+        {"LMS_SHA256_M32_H5/LMOTS_SHA256_N32_W4", 35488 - 2},
+        {"LMS_SHA256_M32_H5/LMOTS_SHA256_N32_W4,LMS_SHA256_M32_H5/LMOTS_SHA256_N32_W4",
+         2 * (35488 - 2)},
+        {"XMSS-SHAKE_10_256", 3430396},
+        {"XMSS-SHA2_10_512", 8987642},
+        {"XMSS-SHA2_10_192", 4439032},
+        {"LMS_SHAKE_M32_H5/LMOTS_SHAKE_N32_W4", 34879},
+        {"LMS_SHA256_M24_H5/LMOTS_SHA256_N24_W4", 26846},
+    };
+    const size_t nw = sizeof want / sizeof want[0];
+    const char *j = tpath("bench-stateful.json");
+    const char *argv[64];
+    size_t a = 0;
+    argv[a++] = "bench";
+    argv[a++] = "--stateful";
+    argv[a++] = "--ops";
+    argv[a++] = "keygen";
+    argv[a++] = "--iterations";
+    argv[a++] = "1";
+    argv[a++] = "--json";
+    argv[a++] = j;
+    for (size_t i = 0; i < nw; i++) {
+        argv[a++] = "-a";
+        argv[a++] = want[i].alg;
+    }
+    argv[a] = NULL;
+    CHECK_INT(test_run_hbs(NULL, NULL, stderr_path(), argv, a), 0);
+    size_t len;
+    char *text = (char *)read_bytes(j, &len);
+    json *doc = text ? json_parse(text, len) : NULL;
+    CHECK_MSG(doc && json_len(doc) == nw, "%s: want %zu keygen records", j, nw);
+    for (size_t i = 0; doc && i < json_len(doc) && i < nw; i++) {
+        const json *r = json_at(doc, i);
+        const char *alg = json_str(json_get(r, "alg")), *op = json_str(json_get(r, "op"));
+        CHECK(alg && strcmp(alg, want[i].alg) == 0 && op && strcmp(op, "keygen") == 0);
+        const double h = json_num(json_get(r, "hashes_per_op"), -1);
+        CHECK_MSG(h == want[i].hashes, "%s: hashes_per_op %.0f, want %.0f", want[i].alg, h,
+                  want[i].hashes);
+    }
+    json_free(doc);
+    free(text);
+}
+
 /* The demo runs every parameter set and says which backend ran. */
 static void test_demo(void)
 {
@@ -1569,6 +1635,7 @@ const hbs_test hbs_tests_cli[] = {
     {"corrupt_secret_key", test_corrupt_secret_key},
     {"file_safety", test_file_safety},
     {"bench_json", test_bench_json},
+    {"bench_stateful_model", test_bench_stateful_model},
     {"demo", test_demo},
     {"sign_many", test_sign_many},
     {"verify_many", test_verify_many},
