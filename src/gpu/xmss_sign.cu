@@ -45,6 +45,29 @@ static lt_kind ltree_kind(uint64_t leaves)
     return leaves < SFS_F_SERIAL_LTREE ? LT_PACKED : LT_SERIAL;
 }
 
+/* HBS_GPU_SIGN_SPLIT=first|last|both: the first or the last group of bottom trees (or each)
+ * split in two, to compare. Why: the GPU is partly idle before the first group's chains end
+ * and after the last group's (its L-trees, levels, assembly and copy back: about 0.3 and
+ * 0.7 ms of a 9 ms XMSS^MT batch on an H100, HBS_GPU_SIGN_TIMING=2); halving those groups
+ * may halve those stretches. gb: the groups' first trees and the end, split in place while
+ * the groups stay at most SFS_F_GROUPS_MAX. */
+static void sign_split(std::vector<uint64_t> &gb)
+{
+    static const int how = [] {
+        const char *v = getenv("HBS_GPU_SIGN_SPLIT");
+        return !v ? 0 : !strcmp(v, "first") ? 1 : !strcmp(v, "last") ? 2 : !strcmp(v, "both") ? 3 : 0;
+    }();
+    auto split = [&](size_t g) { /* group g in two, if it has two trees or more */
+        if (gb.size() - 1 >= SFS_F_GROUPS_MAX || gb[g + 1] - gb[g] < 2)
+            return;
+        gb.insert(gb.begin() + (long)g + 1, gb[g] + (gb[g + 1] - gb[g]) / 2);
+    };
+    if (how & 2)
+        split(gb.size() - 2);
+    if (how & 1)
+        split(0);
+}
+
 /* HBS_GPU_SIGN_FUSE=0: the XMSS SHA-256 sets take the general path too (for comparison). */
 /* An XMSS signature's index: idx_bytes big-endian bytes of G. */
 static void xmss_put_idx(uint8_t *s, unsigned idx_bytes, uint64_t G)
@@ -223,8 +246,19 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
         groups = w < 1 ? 1 : w > SFS_F_GROUPS_MAX ? SFS_F_GROUPS_MAX : (size_t)w;
     }
     groups = groups < nbottom ? groups : nbottom;
+    /* group g signs with bottom trees [gb[g], gb[g + 1]) */
+    std::vector<uint64_t> gb(groups + 1);
+    for (size_t g = 0; g <= groups; g++)
+        gb[g] = nbottom * g / groups;
+    sign_split(gb);
+    groups = gb.size() - 1;
+    uint64_t gsize = 0, gmin = nbottom;
+    for (size_t g = 0; g < groups; g++) {
+        gsize = gb[g + 1] - gb[g] > gsize ? gb[g + 1] - gb[g] : gsize;
+        gmin = gb[g + 1] - gb[g] < gmin ? gb[g + 1] - gb[g] : gmin;
+    }
     /* the scratch of the biggest launch, one set per stream in use */
-    const uint64_t gsize = (nbottom + groups - 1) / groups, usize = T - nbottom;
+    const uint64_t usize = T - nbottom;
     uint64_t span = gsize > usize ? gsize : usize;
     span = span < slice_trees ? span : slice_trees;
     const bool two = groups > 1 || usize > 0;
@@ -232,7 +266,7 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
         return ltree_kind((trees_in < slice_trees ? trees_in : slice_trees) << H);
     };
     const bool need_lt = kind(gsize) == LT_LEVELS || (usize && kind(usize) == LT_LEVELS) ||
-                         (groups > 1 && kind(nbottom / groups) == LT_LEVELS);
+                         (groups > 1 && kind(gmin) == LT_LEVELS);
     uint8_t *hup, *dup, *dnodes, *dvals[2] = {nullptr, nullptr}, *dsig, *hnodes, *djobs, *dout,
             *hout;
     uint32_t *dlt[2] = {nullptr, nullptr}, *dprep[2] = {nullptr, nullptr};
@@ -457,7 +491,7 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
             break;
     /* signature i's bottom tree is tree[i] - tfirst0: the first signature of group g */
     auto sig_at = [&](size_t g) -> size_t {
-        return g == groups ? count : sigs_of(nbottom * g / groups).first;
+        return g == groups ? count : sigs_of(gb[g]).first;
     };
     /* trees the cache has are copied, not built; kept for later batches: the top layer's
      * trees (every batch needs them) and the bottom tree of the next index (the next batch
@@ -508,7 +542,7 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
         cudaStream_t s = st[g & 1];
         if (g == 1 && (err = cuda_err(cudaStreamWaitEvent(s, ev[0], 0), "cudaStreamWaitEvent", __LINE__)))
             break;
-        make(nbottom * g / groups, nbottom * (g + 1) / groups, s, (int)(g & 1));
+        make(gb[g], gb[g + 1], s, (int)(g & 1));
         a.i0 = (uint32_t)sig_at(g);
         a.count = (uint32_t)(sig_at(g + 1) - a.i0);
         if ((err = cuda_err(cudaStreamWaitEvent(s, ev[1], 0), "cudaStreamWaitEvent", __LINE__)))

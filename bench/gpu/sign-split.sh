@@ -1,0 +1,43 @@
+#!/bin/sh
+# The batch signer's groups of bottom trees with the first, the last or both split in two
+# (HBS_GPU_SIGN_SPLIT=first|last|both), on a GPU machine, one binary: the signer's tests in
+# each mode (GPU signatures = CPU's), then rounds of XMSSMT-SHA2_20/2_256 batches of 16,384
+# (with fsync) with the modes alternating, then a timeline of a batch in each.
+# Why: the GPU is partly idle before the first group's chains end and after the last group's
+# (its L-trees, levels, assembly and copy back): about 0.3 and 0.7 ms of a 9 ms batch on an
+# H100 (session 24, HBS_GPU_SIGN_TIMING=2). Smaller end groups may shorten both.
+#   bench/gpu/sign-split.sh [build dir] [rounds]   (default build-gpu, 2)
+set -u
+cd "$(dirname "$0")/../.." || exit 2
+B=${1:-build-gpu}
+R=${2:-2}
+echo "sign split, $(date -u +%Y-%m-%dT%H:%M:%SZ), $(git rev-parse --short HEAD 2>/dev/null)"
+nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader
+if [ ! -x "$B/hbs" ] || [ ! -x "$B/hbs_tests" ]; then
+    cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 >/dev/null &&
+        cmake --build "$B" -j "$(nproc)" >"$B.log" 2>&1 || { tail -n 30 "$B.log"; exit 2; }
+fi
+modes="none first last both"
+status=0
+for m in $modes; do
+    echo "== tests, HBS_GPU_SIGN_SPLIT=$m"
+    out=$(HBS_GPU_SIGN_SPLIT=$m "$B/hbs_tests" gpu_stateful/tall_and_sign gpu_stateful/sign_many 2>&1) ||
+        status=1
+    echo "$out" | grep -E '^(ok|FAIL)|passed'
+done
+r=1
+while [ "$r" -le "$R" ]; do
+    for m in $modes; do
+        printf '== round %s, split %-6s ' "$r" "$m"
+        HBS_GPU_SIGN_SPLIT=$m "$B/hbs" bench --gpu --stateful --ops sign -a XMSSMT-SHA2_20/2_256 \
+            --iterations 7 2>&1 | grep -E '^XMSS' | tr -s ' '
+    done
+    r=$((r + 1))
+done
+echo "== timeline of a batch in each mode"
+for m in $modes; do
+    echo "-- $m"
+    HBS_GPU_SIGN_SPLIT=$m HBS_GPU_SIGN_TIMING=2 "$B/hbs" bench --gpu --stateful --ops sign \
+        -a XMSSMT-SHA2_20/2_256 --iterations 3 2>&1 | grep -E 'timeline|sign_many\(' | tail -n 2
+done
+exit $status
