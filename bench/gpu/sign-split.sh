@@ -9,14 +9,8 @@
 #   bench/gpu/sign-split.sh [build dir] [rounds]   (default build-gpu, 2)
 set -u
 cd "$(dirname "$0")/../.." || exit 2
-B=${1:-build-gpu}
-R=${2:-2}
-echo "sign split, $(date -u +%Y-%m-%dT%H:%M:%SZ), $(git rev-parse --short HEAD 2>/dev/null)"
-nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader
-if [ ! -x "$B/hbs" ] || [ ! -x "$B/hbs_tests" ]; then
-    cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 >/dev/null &&
-        cmake --build "$B" -j "$(nproc)" >"$B.log" 2>&1 || { tail -n 30 "$B.log"; exit 2; }
-fi
+title="sign split"
+. bench/gpu/prologue.sh
 modes="none first last both"
 status=0
 for m in $modes; do
