@@ -17,13 +17,8 @@ cd "$(dirname "$0")/../.." || exit 2
 title="chain forms"
 . bench/gpu/prologue.sh
 forms="full compact"
-status=0
-for fm in $forms; do
-    echo "== tests, form $fm"
-    out=$(HBS_GPU_CHAIN_FORM=$fm "$B/hbs_tests" gpu_stateful/xmss_keys gpu_stateful/tall_and_sign \
-        gpu_stateful/sign_many gpu_stateful/sign_many_cache 2>&1) || status=1
-    echo "$out" | grep -E '^(ok|FAIL)|passed'
-done
+tests_each HBS_GPU_CHAIN_FORM "$forms" gpu_stateful/xmss_keys gpu_stateful/tall_and_sign \
+    gpu_stateful/sign_many gpu_stateful/sign_many_cache
 echo "== tests, key generation's L-trees through out-of-line compressions"
 out=$(HBS_GPU_LTREE_INL=0 "$B/hbs_tests" gpu_stateful/xmss_keys gpu_stateful/xmss_vectors 2>&1) ||
     status=1

@@ -10,3 +10,15 @@ if [ ! -x "$B/hbs" ] || [ ! -x "$B/hbs_tests" ]; then
     cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 >/dev/null &&
         cmake --build "$B" -j "$(nproc)" >"$B.log" 2>&1 || { tail -n 30 "$B.log"; exit 2; }
 fi
+status=0
+# tests_each VAR "V1 V2 ..." TEST...: the tests once with VAR set to each value; a failure
+# sets status to 1
+tests_each() {
+    var=$1 vals=$2
+    shift 2
+    for v in $vals; do
+        echo "== tests, $var=$v"
+        out=$(env "$var=$v" "$B/hbs_tests" "$@" 2>&1) || status=1
+        echo "$out" | grep -E '^(ok|FAIL)|passed'
+    done
+}

@@ -12,13 +12,7 @@ cd "$(dirname "$0")/../.." || exit 2
 title="sign split"
 . bench/gpu/prologue.sh
 modes="none first last both"
-status=0
-for m in $modes; do
-    echo "== tests, HBS_GPU_SIGN_SPLIT=$m"
-    out=$(HBS_GPU_SIGN_SPLIT=$m "$B/hbs_tests" gpu_stateful/tall_and_sign gpu_stateful/sign_many 2>&1) ||
-        status=1
-    echo "$out" | grep -E '^(ok|FAIL)|passed'
-done
+tests_each HBS_GPU_SIGN_SPLIT "$modes" gpu_stateful/tall_and_sign gpu_stateful/sign_many
 r=1
 while [ "$r" -le "$R" ]; do
     for m in $modes; do
