@@ -65,8 +65,8 @@ static double lms_tree(const hbs_lms_type *t, const hbs_lmots_type *o, hash_shap
     /* a secret (I || q || i || 0xff || SEED) and 2^w - 1 steps (I || q || i || j || tmp) a
      * chain; the key's hash (I || q || D_PBLC || y); the leaf (I || r || D_LEAF || K); an
      * inner node (I || r || D_INTR || left || right) */
-    const double p = o->p, steps = (double)((1u << o->w) - 1);
-    const double leaf = p * (blocks(s, 23 + n, 0) + steps * blocks(s, 23 + n, 0)) +
+    const double hashes_a_chain = (double)(1u << o->w); /* the secret and 2^w - 1 steps */
+    const double leaf = o->p * hashes_a_chain * blocks(s, 23 + n, 0) +
                         blocks(s, 22 + (size_t)o->p * n, 0) + blocks(s, 22 + m, 0);
     const double leaves = (double)((uint64_t)1 << t->h);
     return leaves * leaf + (leaves - 1) * blocks(s, 22 + 2 * m, 0);
