@@ -481,11 +481,11 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
         tl.mark(st, q, "made", (long)ka, (long)kb);
     };
     cudaStream_t st[2] = {d->stream, d->side};
-    /* events: 0 the upload (and messages) done, 1 the upper trees, 2 the nodes back, then per
-     * group its signatures put together and back */
-    cudaEvent_t ev[3 + 2 * SFS_F_GROUPS_MAX];
+    /* events: 0 the upload (and messages) done, 1 the upper trees, then per group its
+     * signatures put together, and they and its trees' nodes back */
+    cudaEvent_t ev[2 + 2 * SFS_F_GROUPS_MAX];
     size_t made = 0;
-    for (; made < 3 + 2 * groups; made++)
+    for (; made < 2 + 2 * groups; made++)
         if ((err = cuda_err(cudaEventCreateWithFlags(&ev[made], cudaEventDisableTiming),
                             "cudaEventCreateWithFlags", __LINE__)))
             break;
@@ -551,54 +551,71 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
             xf_assemble<<<a.count, 128, 0, s>>>(a);
         tl.mark(s, (int)(g & 1), "assembled", (long)g);
         if ((err = cuda_err(cudaGetLastError(), "kernel launch", __LINE__)) ||
-            (err = cuda_err(cudaEventRecord(ev[3 + 2 * g], s), "cudaEventRecord", __LINE__)))
+            (err = cuda_err(cudaEventRecord(ev[2 + 2 * g], s), "cudaEventRecord", __LINE__)))
             break;
     }
     /* every group is queued; the copies into the caller's memory only once the reservation
      * is durable (it takes about a millisecond, the first group several) */
     if (!err && direct)
         err = gate.wait();
+    /* the trees of group g (with group 0, the upper ones too: its assembly waited for
+     * them): [ta, tb) and [tc, td) */
+    auto trees_of = [&](size_t g, uint64_t &ta, uint64_t &tb, uint64_t &tc, uint64_t &td) {
+        ta = gb[g];
+        tb = gb[g + 1];
+        tc = g == 0 ? nbottom : T;
+        td = T;
+    };
+    /* per group, its signatures then its trees' nodes: only the last group's are left to
+     * copy once the GPU is done (all the nodes at the end, 1.2 MB of an XMSS^MT batch, came
+     * back after the last signatures) */
     for (size_t g = 0; g < groups && !err; g++) {
         const size_t i0 = sig_at(g), n = sig_at(g + 1) - i0;
-        if ((err = cuda_err(cudaStreamWaitEvent(d->copy, ev[3 + 2 * g], 0), "cudaStreamWaitEvent", __LINE__)) ||
+        uint64_t ta, tb, tc, td;
+        trees_of(g, ta, tb, tc, td);
+        if ((err = cuda_err(cudaStreamWaitEvent(d->copy, ev[2 + 2 * g], 0), "cudaStreamWaitEvent", __LINE__)) ||
             (err = cuda_err(cudaMemcpyAsync(hout + i0 * sb, dout + i0 * sb, n * sb,
                                             cudaMemcpyDeviceToHost, d->copy),
                             "cudaMemcpyAsync", __LINE__)) ||
-            (err = cuda_err(cudaEventRecord(ev[4 + 2 * g], d->copy), "cudaEventRecord", __LINE__)))
+            (err = cuda_err(cudaMemcpyAsync(hnodes + ta * tn * 32, dnodes + ta * tn * 32,
+                                            (tb - ta) * tn * 32, cudaMemcpyDeviceToHost, d->copy),
+                            "cudaMemcpyAsync", __LINE__)) ||
+            (tc < td &&
+             (err = cuda_err(cudaMemcpyAsync(hnodes + tc * tn * 32, dnodes + tc * tn * 32,
+                                             (td - tc) * tn * 32, cudaMemcpyDeviceToHost, d->copy),
+                             "cudaMemcpyAsync", __LINE__))) ||
+            (err = cuda_err(cudaEventRecord(ev[3 + 2 * g], d->copy), "cudaEventRecord", __LINE__)))
             break;
         tl.mark(d->copy, 2, "copied", (long)g);
     }
-    const cudaEvent_t ev_nodes = ev[2];
     hbs_memzero(&f, sizeof f);
     hbs_memzero(&xmid, sizeof xmid);
-    /* the nodes once every group is built (the copy stream has waited for all of them) */
-    if (!err &&
-        !(err = cuda_err(cudaMemcpyAsync(hnodes, dnodes, node_bytes, cudaMemcpyDeviceToHost,
-                                         d->copy),
-                         "cudaMemcpyAsync", __LINE__)))
-        err = cuda_err(cudaEventRecord(ev_nodes, d->copy), "cudaEventRecord", __LINE__);
-    tl.mark(d->copy, 2, "nodes back");
-    /* each group's signatures into the caller's memory as they arrive */
+    /* each group's signatures into the caller's memory as they arrive, and its trees' nodes
+     * (under the lock still: the pinned buffers are the pool's) */
+    auto nodes_back = [&](uint64_t ka, uint64_t kb) {
+        for (uint64_t k = ka; k < kb; k++) {
+            trees[k].nodes.resize(tn * 32);
+            memcpy(trees[k].nodes.data(), hnodes + k * tn * 32, tn * 32);
+        }
+    };
     for (size_t g = 0; g < groups && !err; g++) {
-        if ((err = cuda_err(cudaEventSynchronize(ev[4 + 2 * g]), "cudaEventSynchronize", __LINE__)))
+        if ((err = cuda_err(cudaEventSynchronize(ev[3 + 2 * g]), "cudaEventSynchronize", __LINE__)))
             break;
         if (g == 0)
             tm.mark("gpu (first group)");
-        if (direct)
-            continue;
-        if (g == 0 && (err = gate.wait()))
-            break;
-        const size_t a0 = sig_at(g) * sb, a1 = sig_at(g + 1) * sb;
-        par_copy(sigs + a0, hout + a0, a1 - a0);
+        if (!direct) {
+            if (g == 0 && (err = gate.wait()))
+                break;
+            const size_t a0 = sig_at(g) * sb, a1 = sig_at(g + 1) * sb;
+            par_copy(sigs + a0, hout + a0, a1 - a0);
+        }
+        uint64_t ta, tb, tc, td;
+        trees_of(g, ta, tb, tc, td);
+        nodes_back(ta, tb);
+        nodes_back(tc, td);
     }
     if (!err)
         tl.report("sign_many");
-    if (!err && !(err = cuda_err(cudaEventSynchronize(ev_nodes), "cudaEventSynchronize", __LINE__)))
-        /* under the lock still: the pinned buffers are the pool's */
-        par_for(T, [&](size_t k) {
-            trees[k].nodes.resize(tn * 32);
-            memcpy(trees[k].nodes.data(), hnodes + k * tn * 32, tn * 32);
-        });
     if (err) {
         cudaStreamSynchronize(d->stream);
         cudaStreamSynchronize(d->side);
