@@ -94,8 +94,6 @@ echo "== emulated GPU batch signer: HBS_GPU_SIGN_HOST_MSGS=1 =="
 HBS_GPU_SIGN_HOST_MSGS=1 "$emu/hbs_tests" gpu_stateful/sign_many || status=1
 echo "== emulated GPU batch signer: HBS_GPU_SIGN_GROUPS=3 =="
 HBS_GPU_SIGN_GROUPS=3 "$emu/hbs_tests" gpu_stateful/sign_many || status=1
-echo "== emulated GPU batch signer: HBS_GPU_SIGN_GROUPS=3 HBS_GPU_SIGN_SPLIT=both =="
-HBS_GPU_SIGN_GROUPS=3 HBS_GPU_SIGN_SPLIT=both "$emu/hbs_tests" gpu_stateful/sign_many || status=1
 echo "== emulated GPU batch signer: HBS_GPU_TREE_CACHE=0 =="
 HBS_GPU_TREE_CACHE=0 "$emu/hbs_tests" gpu_stateful/sign_many || status=1
 echo "== emulated GPU batch signer: HBS_GPU_SIGN_FUSE=0 =="

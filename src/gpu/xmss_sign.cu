@@ -45,29 +45,6 @@ static lt_kind ltree_kind(uint64_t leaves)
     return leaves < SFS_F_SERIAL_LTREE ? LT_PACKED : LT_SERIAL;
 }
 
-/* HBS_GPU_SIGN_SPLIT=first|last|both: the first or the last group of bottom trees (or each)
- * split in two, to compare. Why: the GPU is partly idle before the first group's chains end
- * and after the last group's (its L-trees, levels, assembly and copy back: about 0.3 and
- * 0.7 ms of a 9 ms XMSS^MT batch on an H100, HBS_GPU_SIGN_TIMING=2); halving those groups
- * may halve those stretches. gb: the groups' first trees and the end, split in place while
- * the groups stay at most SFS_F_GROUPS_MAX. */
-static void sign_split(std::vector<uint64_t> &gb)
-{
-    static const int how = [] {
-        const char *v = getenv("HBS_GPU_SIGN_SPLIT");
-        return !v ? 0 : !strcmp(v, "first") ? 1 : !strcmp(v, "last") ? 2 : !strcmp(v, "both") ? 3 : 0;
-    }();
-    auto split = [&](size_t g) { /* group g in two, if it has two trees or more */
-        if (gb.size() - 1 >= SFS_F_GROUPS_MAX || gb[g + 1] - gb[g] < 2)
-            return;
-        gb.insert(gb.begin() + (long)g + 1, gb[g] + (gb[g + 1] - gb[g]) / 2);
-    };
-    if (how & 2)
-        split(gb.size() - 2);
-    if (how & 1)
-        split(0);
-}
-
 /* HBS_GPU_SIGN_FUSE=0: the XMSS SHA-256 sets take the general path too (for comparison). */
 /* An XMSS signature's index: idx_bytes big-endian bytes of G. */
 static void xmss_put_idx(uint8_t *s, unsigned idx_bytes, uint64_t G)
@@ -251,8 +228,6 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
     std::vector<uint64_t> gb(groups + 1);
     for (size_t g = 0; g <= groups; g++)
         gb[g] = nbottom * g / groups;
-    sign_split(gb);
-    groups = gb.size() - 1;
     uint64_t gsize = 0, gmin = nbottom;
     for (size_t g = 0; g < groups; g++) {
         gsize = gb[g + 1] - gb[g] > gsize ? gb[g + 1] - gb[g] : gsize;
