@@ -533,32 +533,27 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
      * is durable (it takes about a millisecond, the first group several) */
     if (!err && direct)
         err = gate.wait();
-    /* the trees of group g (with group 0, the upper ones too: its assembly waited for
-     * them): [ta, tb) and [tc, td) */
-    auto trees_of = [&](size_t g, uint64_t &ta, uint64_t &tb, uint64_t &tc, uint64_t &td) {
-        ta = gb[g];
-        tb = gb[g + 1];
-        tc = g == 0 ? nbottom : T;
-        td = T;
+    /* fn(ka, kb) over the trees of group g: its own, and with group 0 the upper ones too
+     * (its assembly waited for them); the first error */
+    auto group_trees = [&](size_t g, auto fn) -> int {
+        const int e = fn(gb[g], gb[g + 1]);
+        return e || g != 0 || nbottom == T ? e : fn(nbottom, T);
+    };
+    auto copy_nodes = [&](uint64_t ka, uint64_t kb) {
+        return cuda_err(cudaMemcpyAsync(hnodes + ka * tn * 32, dnodes + ka * tn * 32,
+                                        (kb - ka) * tn * 32, cudaMemcpyDeviceToHost, d->copy),
+                        "cudaMemcpyAsync", __LINE__);
     };
     /* per group, its signatures then its trees' nodes: only the last group's are left to
      * copy once the GPU is done (all the nodes at the end, 1.2 MB of an XMSS^MT batch, came
      * back after the last signatures) */
     for (size_t g = 0; g < groups && !err; g++) {
         const size_t i0 = sig_at(g), n = sig_at(g + 1) - i0;
-        uint64_t ta, tb, tc, td;
-        trees_of(g, ta, tb, tc, td);
         if ((err = cuda_err(cudaStreamWaitEvent(d->copy, ev[2 + 2 * g], 0), "cudaStreamWaitEvent", __LINE__)) ||
             (err = cuda_err(cudaMemcpyAsync(hout + i0 * sb, dout + i0 * sb, n * sb,
                                             cudaMemcpyDeviceToHost, d->copy),
                             "cudaMemcpyAsync", __LINE__)) ||
-            (err = cuda_err(cudaMemcpyAsync(hnodes + ta * tn * 32, dnodes + ta * tn * 32,
-                                            (tb - ta) * tn * 32, cudaMemcpyDeviceToHost, d->copy),
-                            "cudaMemcpyAsync", __LINE__)) ||
-            (tc < td &&
-             (err = cuda_err(cudaMemcpyAsync(hnodes + tc * tn * 32, dnodes + tc * tn * 32,
-                                             (td - tc) * tn * 32, cudaMemcpyDeviceToHost, d->copy),
-                             "cudaMemcpyAsync", __LINE__))) ||
+            (err = group_trees(g, copy_nodes)) ||
             (err = cuda_err(cudaEventRecord(ev[3 + 2 * g], d->copy), "cudaEventRecord", __LINE__)))
             break;
         tl.mark(d->copy, 2, "copied", (long)g);
@@ -572,6 +567,7 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
             trees[k].nodes.resize(tn * 32);
             memcpy(trees[k].nodes.data(), hnodes + k * tn * 32, tn * 32);
         }
+        return 0;
     };
     for (size_t g = 0; g < groups && !err; g++) {
         if ((err = cuda_err(cudaEventSynchronize(ev[3 + 2 * g]), "cudaEventSynchronize", __LINE__)))
@@ -584,10 +580,7 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
             const size_t a0 = sig_at(g) * sb, a1 = sig_at(g + 1) * sb;
             par_copy(sigs + a0, hout + a0, a1 - a0);
         }
-        uint64_t ta, tb, tc, td;
-        trees_of(g, ta, tb, tc, td);
-        nodes_back(ta, tb);
-        nodes_back(tc, td);
+        group_trees(g, nodes_back);
     }
     if (!err)
         tl.report("sign_many");
