@@ -193,17 +193,18 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
     const unsigned H = p->tree_h, D = p->d;
     const size_t len = p->len, T = trees.size(), tn = ((size_t)2 << H) - 1;
     const uint64_t tfirst0 = tfirst[0];
-    /* upload: layer[T], tree[T] (8-aligned), cap[T << H], room for the digits (the GPU
-     * writes them), the messages' offsets and lengths, their bytes (or, hashed by the host,
-     * their r) */
+    /* upload: layer[T], tree[T] (8-aligned), cap[T << H], the messages' offsets and
+     * lengths, their bytes (or, hashed by the host, their r), then the digits: last, for
+     * when the GPU writes them they need not go up (1.1 MB of a batch of 16,384) */
     const size_t a_tree = (4 * T + 7) & ~(size_t)7, a_cap = a_tree + 8 * T,
-                 a_dig = a_cap + 4 * (T << H), a_off = (a_dig + count * len + 7) & ~(size_t)7,
+                 a_off = (a_cap + 4 * (T << H) + 7) & ~(size_t)7,
                  a_mlen = a_off + 8 * count, a_jlay = a_mlen + 4 * count,
                  a_jleaf = a_jlay + 4 * count, a_jtree = (a_jleaf + 4 * count + 7) & ~(size_t)7,
                  a_msg = (a_jtree + 8 * count + 15) & ~(size_t)15;
     std::vector<uint64_t> moff;
     const size_t mbytes = dig ? 0 : msg_offsets(moff, msglens, count);
-    const size_t up_len = a_msg + (dig ? count * 32 : mbytes);
+    const size_t a_dig = (a_msg + (dig ? count * 32 : mbytes) + 15) & ~(size_t)15,
+                 up_len = a_dig + (dig ? count * len : 0), dev_len = a_dig + count * len;
     /* on the GPU: the bottom WOTS+ signatures, then each message's r; the upper jobs (one a
      * tree below the top layer: positions, digits) and their signatures; the signatures */
     const size_t sig_bytes = count * len * 32 + count * 32, node_bytes = T * tn * 32,
@@ -255,7 +256,7 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
     int err;
     std::lock_guard<std::mutex> g(d->lock);
     if ((err = host_buf(d, SFS_F_UP, up_len, (void **)&hup)) ||
-        (err = dev_buf(d, SFS_F_UP, up_len, (void **)&dup)) ||
+        (err = dev_buf(d, SFS_F_UP, dev_len, (void **)&dup)) ||
         (err = dev_buf(d, SFS_F_NODES, node_bytes, (void **)&dnodes)) ||
         (err = dev_buf(d, SFS_F_VALS, vals_b, (void **)&dvals[0])) ||
         (two && (err = dev_buf(d, SFS_F_VALS2, vals_b, (void **)&dvals[1]))) ||
@@ -293,10 +294,13 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
         par_for(count, [&](size_t i) {
             memcpy(hup + a_msg + i * 32, sigs + i * sb + p->idx_bytes, 32);
         });
+        tl.mark(d->stream, 0, "staged");
         HBS_CUDA(cudaMemcpyAsync(dup, hup, up_len, cudaMemcpyHostToDevice, d->stream));
     } else {
         stage_msgs(hup + a_off, hup + a_mlen, hup + a_msg, moff, mbytes, msgs, msglens);
+        tl.mark(d->stream, 0, "staged");
         HBS_CUDA(cudaMemcpyAsync(dup, hup, up_len, cudaMemcpyHostToDevice, d->stream));
+        tl.mark(d->stream, 0, "uploaded");
         xf_messages(d, p, first, count, sk_prf, root, dup + a_msg, dup + a_off, dup + a_mlen,
                     dsig + count * len * 32, dup + a_dig);
     }
