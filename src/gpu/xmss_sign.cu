@@ -285,26 +285,11 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
     memset(cap, 0xff, 4 * (T << H));
     for (size_t i = 0; i < count; i++)
         cap[((size_t)(tree[i] - tfirst0) << H) + leaf[i]] = (int32_t)i;
-    /* each message's one-time key as a job, for the bottom trees the cache has */
-    memset(hup + a_jlay, 0, 4 * count);
-    memcpy(hup + a_jleaf, leaf, 4 * count);
-    memcpy(hup + a_jtree, tree, 8 * count);
-    if (dig) { /* hashed by the host: the digits, and r from the signatures */
-        memcpy(hup + a_dig, dig, count * len);
-        par_for(count, [&](size_t i) {
-            memcpy(hup + a_msg + i * 32, sigs + i * sb + p->idx_bytes, 32);
-        });
-        tl.mark(d->stream, 0, "staged");
-        HBS_CUDA(cudaMemcpyAsync(dup, hup, up_len, cudaMemcpyHostToDevice, d->stream));
-    } else {
-        stage_msgs(hup + a_off, hup + a_mlen, hup + a_msg, moff, mbytes, msgs, msglens);
-        tl.mark(d->stream, 0, "staged");
-        HBS_CUDA(cudaMemcpyAsync(dup, hup, up_len, cudaMemcpyHostToDevice, d->stream));
-        tl.mark(d->stream, 0, "uploaded");
-        xf_messages(d, p, first, count, sk_prf, root, dup + a_msg, dup + a_off, dup + a_mlen,
-                    dsig + count * len * 32, dup + a_dig);
-    }
-    tl.mark(d->stream, 0, "upload and messages");
+    /* the trees' head goes up first: the stream of the upper trees and the next bottom
+     * tree reads nothing else (none of their leaves signs a message), so it starts while
+     * the host stages the messages and they go up and are hashed */
+    HBS_CUDA(cudaMemcpyAsync(dup, hup, a_off, cudaMemcpyHostToDevice, d->stream));
+    tl.mark(d->stream, 0, "head up");
     xf_args f;
     memset(&f, 0, sizeof f);
     memcpy(f.x.pub_seed, pub_seed, 32);
@@ -512,11 +497,41 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
                 err = dev_buf(d, SFS_F_SPREP2, b, (void **)&dsprep[1]);
         }
     }
+    /* ev[0]: the head up (stream 1 waits for nothing else); then the rest and the messages,
+     * and ev[0] again: what the groups wait for */
     if (!err && !(err = cuda_err(cudaEventRecord(ev[0], st[0]), "cudaEventRecord", __LINE__)) &&
         usize && !(err = cuda_err(cudaStreamWaitEvent(st[1], ev[0], 0), "cudaStreamWaitEvent", __LINE__)))
         make(nbottom, T, st[1], 1);
     if (!err)
         err = cuda_err(cudaEventRecord(ev[1], st[1]), "cudaEventRecord", __LINE__);
+    if (!err) {
+        /* each message's one-time key as a job, for the bottom trees the cache has */
+        memset(hup + a_jlay, 0, 4 * count);
+        memcpy(hup + a_jleaf, leaf, 4 * count);
+        memcpy(hup + a_jtree, tree, 8 * count);
+        if (dig) { /* hashed by the host: the digits, and r from the signatures */
+            memcpy(hup + a_dig, dig, count * len);
+            par_for(count, [&](size_t i) {
+                memcpy(hup + a_msg + i * 32, sigs + i * sb + p->idx_bytes, 32);
+            });
+            tl.mark(d->stream, 0, "staged");
+            err = cuda_err(cudaMemcpyAsync(dup + a_off, hup + a_off, up_len - a_off,
+                                           cudaMemcpyHostToDevice, d->stream),
+                           "cudaMemcpyAsync", __LINE__);
+        } else {
+            stage_msgs(hup + a_off, hup + a_mlen, hup + a_msg, moff, mbytes, msgs, msglens);
+            tl.mark(d->stream, 0, "staged");
+            err = cuda_err(cudaMemcpyAsync(dup + a_off, hup + a_off, up_len - a_off,
+                                           cudaMemcpyHostToDevice, d->stream),
+                           "cudaMemcpyAsync", __LINE__);
+            tl.mark(d->stream, 0, "uploaded");
+            xf_messages(d, p, first, count, sk_prf, root, dup + a_msg, dup + a_off, dup + a_mlen,
+                        dsig + count * len * 32, dup + a_dig);
+        }
+        tl.mark(d->stream, 0, "upload and messages");
+    }
+    if (!err)
+        err = cuda_err(cudaEventRecord(ev[0], st[0]), "cudaEventRecord", __LINE__);
     for (size_t g = 0; g < groups && !err; g++) {
         cudaStream_t s = st[g & 1];
         if (g == 1 && (err = cuda_err(cudaStreamWaitEvent(s, ev[0], 0), "cudaStreamWaitEvent", __LINE__)))
