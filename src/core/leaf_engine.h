@@ -58,6 +58,12 @@ typedef struct hbs_leaf_engine {
      * NULL when it has none. Valid while the engine is. A skip that steps over such a tree
      * reads its inner nodes instead of hashing them (the same bytes). */
     const uint8_t *(*xmss_tree)(void *user, const hbs_xmss_leaf_job *job, unsigned h);
+    /* Optional (NULL if not): the WOTS+ signature of msg (n bytes) by leaf `leaf` of the
+     * XMSS tree of job (len * n bytes into sig) where the engine already made it, as a batch
+     * signer makes the signature of each tree's root by the layer above: HBS_OK, or
+     * HBS_ERR_UNSUPPORTED where it has none (sig untouched; the caller makes it). */
+    int (*xmss_wots_sig)(void *user, const hbs_xmss_leaf_job *job, uint32_t leaf,
+                         const uint8_t *msg, uint8_t *sig);
     void *user;
     size_t min_leaves, slice_leaves;
 } hbs_leaf_engine;

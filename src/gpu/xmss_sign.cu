@@ -243,7 +243,7 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
     };
     const bool need_lt = kind(gsize) == LT_LEVELS || (usize && kind(usize) == LT_LEVELS) ||
                          (groups > 1 && kind(gmin) == LT_LEVELS);
-    uint8_t *hup, *dup, *dnodes, *dvals[2] = {nullptr, nullptr}, *dsig, *hnodes, *djobs, *dout,
+    uint8_t *hup, *dup, *dnodes, *hupsig, *dvals[2] = {nullptr, nullptr}, *dsig, *hnodes, *djobs, *dout,
             *hout;
     uint32_t *dlt[2] = {nullptr, nullptr}, *dprep[2] = {nullptr, nullptr};
     const uint32_t lt_s = xf_lt_stride((uint32_t)len), lt_u = xf_lt_upper((uint32_t)len);
@@ -271,6 +271,7 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
         (err = dev_buf(d, SFS_F_UPPREP, nup * len * 15 * 64 + 64, (void **)&dupp)) ||
         (err = dev_buf(d, SFS_F_OUT, out_bytes, (void **)&dout)) ||
         (err = host_buf(d, SFS_F_NODES, node_bytes, (void **)&hnodes)) ||
+        (err = host_buf(d, SFS_F_UPSIG, nup * len * 32 + 32, (void **)&hupsig)) ||
         (!direct && (err = host_buf(d, SFS_F_OUT, out_bytes, (void **)&hout))))
         return err;
     if (direct)
@@ -573,6 +574,12 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
                                             cudaMemcpyDeviceToHost, d->copy),
                             "cudaMemcpyAsync", __LINE__)) ||
             (err = group_trees(g, copy_nodes)) ||
+            /* with the last group, the upper WOTS+ signatures: the key's state after the
+             * batch holds one of them, and the batch's end takes it from there */
+            (g + 1 == groups &&
+             (err = cuda_err(cudaMemcpyAsync(hupsig, djobs + j_sig, nup * len * 32,
+                                             cudaMemcpyDeviceToHost, d->copy),
+                             "cudaMemcpyAsync", __LINE__))) ||
             (err = cuda_err(cudaEventRecord(ev[3 + 2 * g], d->copy), "cudaEventRecord", __LINE__)))
             break;
         tl.mark(d->copy, 2, "copied", (long)g);
@@ -601,6 +608,8 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
         }
         group_trees(g, nodes_back);
     }
+    for (size_t k = 0; k < nup && !err; k++)
+        trees[k].wots.assign(hupsig + k * len * 32, hupsig + (k + 1) * len * 32);
     if (!err)
         tl.report("sign_many");
     if (err) {

@@ -199,12 +199,35 @@ static void leaves_any(const hbs_xmss_key *k, uint8_t *out, const xmss_leafpos *
         leaves_plain(k, out + done * k->sh.n, pos + done, count - done);
 }
 
+/* A job for the engine: tree `tree` of layer i of this key. */
+static void engine_job(const hbs_xmss_key *k, hbs_xmss_leaf_job *j, unsigned i, uint64_t tree)
+{
+    const hbs_xmss_params *p = k->p;
+    j->func = p->func;
+    j->n = p->n;
+    j->padlen = p->padlen;
+    j->len = p->len;
+    j->pub_seed = k->pub_seed;
+    j->sk_seed = k->sk_seed;
+    j->layer = i;
+    j->tree = tree;
+    j->oid = p->oid;
+    j->mt = p->mt;
+}
+
 /* WOTS+ signature of an n-byte message by leaf `leaf` of tree `tree` on layer i. */
 static void wots_sign(const hbs_xmss_key *k, uint8_t *sig, const uint8_t *msg, unsigned i,
                       uint64_t tree, uint32_t leaf)
 {
     uint8_t digits[XMSS_MAX_LEN];
     xmss_leafpos pos = {i, tree, leaf};
+    const hbs_leaf_engine *e = k->ctx.engine;
+    if (e && e->xmss_wots_sig) { /* (a batch's end: the GPU made it beside the batch) */
+        hbs_xmss_leaf_job job;
+        engine_job(k, &job, i, tree);
+        if (e->xmss_wots_sig(e->user, &job, leaf, msg, sig) == HBS_OK)
+            return;
+    }
     hbs_xmss_wots_digits(k->p, digits, msg);
     hbs_xmss_leaves(&k->ctx, NULL, &pos, 1, digits, sig, 0);
 }
@@ -226,22 +249,6 @@ static void feed_task(void *arg, size_t b)
     const feed_run *r = arg;
     hbs_xmss_leaf_range(&r->k->ctx, r->buf + b * FEED_BLOCK * r->k->sh.n, r->layer, r->tree,
                         r->first + (uint32_t)(b * FEED_BLOCK), FEED_BLOCK);
-}
-
-/* A job for the engine: tree `tree` of layer i of this key. */
-static void engine_job(const hbs_xmss_key *k, hbs_xmss_leaf_job *j, unsigned i, uint64_t tree)
-{
-    const hbs_xmss_params *p = k->p;
-    j->func = p->func;
-    j->n = p->n;
-    j->padlen = p->padlen;
-    j->len = p->len;
-    j->pub_seed = k->pub_seed;
-    j->sk_seed = k->sk_seed;
-    j->layer = i;
-    j->tree = tree;
-    j->oid = p->oid;
-    j->mt = p->mt;
 }
 
 void hbs_xmss_key_leaf_job(const hbs_xmss_key *key, hbs_xmss_leaf_job *job)
