@@ -626,6 +626,9 @@ typedef struct {
     /* whole trees asked of xmss_trees (refuse: it answers HBS_ERR_UNSUPPORTED) */
     size_t whole;
     int refuse;
+    /* one-time signatures handed out by xmss_wots_sig (corrupt_wots: one byte flipped) */
+    size_t wots;
+    int corrupt_wots;
 } cpu_engine;
 
 static int cpu_lms_leaves(void *user, const hbs_lms_leaf_job *j, uint32_t first, size_t count,
@@ -712,6 +715,27 @@ static int cpu_xmss_trees(void *user, const hbs_xmss_leaf_job *jobs, size_t njob
     return HBS_OK;
 }
 
+/* The WOTS+ signature of msg by a leaf, as a batch signer that made it beside its batch
+ * hands it out; corrupt_wots as corrupt. */
+static int cpu_xmss_wots_sig(void *user, const hbs_xmss_leaf_job *job, uint32_t leaf,
+                             const uint8_t *msg, uint8_t *sig)
+{
+    cpu_engine *u = user;
+    uint8_t digits[XMSS_MAX_LEN];
+    xmss_leafpos pos = {job->layer, job->tree, leaf};
+    xmss_ctx c;
+    if (!u->xp || job->n != u->xp->n || job->len != u->xp->len)
+        return HBS_ERR_UNSUPPORTED;
+    hbs_xmss_ctx_init(&c, u->xp, job->pub_seed, job->sk_seed);
+    hbs_xmss_wots_digits(u->xp, digits, msg);
+    hbs_xmss_leaves(&c, NULL, &pos, 1, digits, sig, 0);
+    hbs_xmss_ctx_wipe(&c);
+    if (u->corrupt_wots)
+        sig[0] ^= 1;
+    u->wots++;
+    return HBS_OK;
+}
+
 static void cpu_engine_free(cpu_engine *u)
 {
     for (size_t i = 0; i < u->ntrees; i++)
@@ -768,8 +792,10 @@ static void run_skip_engine_xmss(const char *alg, const uint64_t *targets, size_
     cpu_engine_init(&e, &u, p);
     if (trees)
         e.xmss_tree = cpu_xmss_tree;
-    if (trees == 1)
+    if (trees == 1) {
         e.xmss_trees = cpu_xmss_trees; /* (far skips rebuild from them) */
+        e.xmss_wots_sig = cpu_xmss_wots_sig; /* (and take the signatures between layers) */
+    }
     u.corrupt = trees == 2;
     size_t differ = 0;
     CHECK_INT(hbs_xmss_keygen(&a, pk, sizeof pk, &pklen, p, 0, seed, 3 * p->n, NULL, NULL),
@@ -810,8 +836,8 @@ static void run_skip_engine_xmss(const char *alg, const uint64_t *targets, size_
     if (trees)
         CHECK_MSG(u.ntrees > 0, "%s: no whole tree was asked for", alg);
     if (trees)
-        test_note("%s: %zu skips equal with whole trees from the engine (%zu trees)", alg, nt,
-                  u.ntrees);
+        test_note("%s: %zu skips equal with whole trees from the engine (%zu trees, %zu "
+                  "one-time signatures between layers)", alg, nt, u.ntrees, u.wots);
     else
         test_note("%s: %zu skips equal with and without an engine (%zu used it: %zu calls, %zu "
                   "leaves)", alg, nt, used, u.calls, u.leaves);
@@ -844,11 +870,16 @@ static void run_keygen_trees_xmss(const char *alg)
     CHECK_INT(hbs_xmss_keygen(&a, pka, sizeof pka, &pklen, p, 0, seed, 3 * p->n, NULL, NULL),
               HBS_OK);
     la = a ? export_xmss(a, ea, SKIP_STATE_MAX) : 0;
-    for (int mode = 0; mode < 3 && a; mode++) { /* whole trees, corrupted, refused */
+    /* whole trees, corrupted, refused; with the one-time signatures between layers from
+     * the engine too, then those corrupted */
+    for (int mode = 0; mode < 5 && a; mode++) {
         cpu_engine_init(&e, &u, p);
         e.xmss_trees = cpu_xmss_trees;
+        if (mode >= 3)
+            e.xmss_wots_sig = cpu_xmss_wots_sig;
         u.corrupt = mode == 1;
         u.refuse = mode == 2;
+        u.corrupt_wots = mode == 4;
         CHECK_INT(hbs_xmss_keygen_engine(&b, pkb, sizeof pkb, &pklen, p, 0, seed, 3 * p->n,
                                          NULL, NULL, &e),
                   HBS_OK);
@@ -857,8 +888,14 @@ static void run_keygen_trees_xmss(const char *alg)
                          memcmp(pka, pkb, pklen) == 0;
         if (mode == 1)
             CHECK_MSG(!same, "%s: corrupted inner nodes from the engine changed nothing", alg);
+        else if (mode == 4)
+            CHECK_MSG(same == (p->d == 1), "%s: corrupted one-time signatures from the engine: "
+                      "%s", alg, same ? "changed nothing" : "a single tree has none");
         else
             CHECK_MSG(same, "%s: key generation with whole trees (mode %d) differs", alg, mode);
+        CHECK_MSG(u.wots == (mode >= 3 ? (size_t)p->d - 1 : 0),
+                  "%s: %zu one-time signatures asked for",
+                  alg, u.wots);
         CHECK_MSG(mode == 2 ? u.whole == 0 && u.leaves > 0
                             : u.whole == p->d && u.leaves == (size_t)p->d << p->tree_h,
                   "%s: %zu whole trees asked for, %zu leaves", alg, u.whole, u.leaves);
@@ -866,7 +903,8 @@ static void run_keygen_trees_xmss(const char *alg)
         b = NULL;
     }
     test_note("%s: key generation with whole trees from the engine equal (corrupted: differs; "
-              "refused: the leaves serve)", alg);
+              "refused: the leaves serve), and with its one-time signatures between layers",
+              alg);
 out:
     hbs_xmss_key_free(a);
     free(ea);
