@@ -208,9 +208,23 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
     /* on the GPU: the bottom WOTS+ signatures, then each message's r; the upper jobs (one a
      * tree below the top layer: positions, digits) and their signatures; the signatures */
     const size_t sig_bytes = count * len * 32 + count * 32, node_bytes = T * tn * 32,
-                 nup = layer_at[D - 1], j_leaf = 4 * nup, j_tree = (8 * nup + 7) & ~(size_t)7,
-                 j_dig = j_tree + 8 * nup, j_sig = (j_dig + nup * len + 15) & ~(size_t)15,
-                 j_bytes = j_sig + nup * len * 32 + 8, out_bytes = count * sb;
+                 nup = layer_at[D - 1], j_leaf = 4 * T, j_tree = (8 * T + 7) & ~(size_t)7,
+                 j_dig = j_tree + 8 * T, j_sig = (j_dig + T * len + 15) & ~(size_t)15,
+                 j_bytes = j_sig + T * len * 32 + 8, out_bytes = count * sb;
+    /* the trees below the top layer: [0, nup) and, after the top layer's, the next ones
+     * [ntail, T) (the key's state after the batch: it keeps the signature of the next
+     * bottom tree's root, which the batch's end takes from here); their upper jobs are
+     * numbered as the trees */
+    size_t ntail = nup;
+    while (ntail < T && trees[ntail].layer == D - 1)
+        ntail++;
+    auto below_top = [&](uint64_t ka, uint64_t kb, auto fn) {
+        const uint64_t b0 = kb < nup ? kb : nup, a1 = ka > ntail ? ka : ntail;
+        if (ka < b0)
+            fn(ka, b0);
+        if (a1 < kb)
+            fn(a1, kb);
+    };
     uint64_t slice_trees = SFS_F_SLICE >> H;
     if (slice_trees == 0)
         slice_trees = 1;
@@ -268,10 +282,10 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
         (lvp_b && two && (err = dev_buf(d, SFS_F_LVPREP2, lvp_b, (void **)&dlvp[1]))) ||
         (err = dev_buf(d, SFS_F_SIG, sig_bytes, (void **)&dsig)) ||
         (err = dev_buf(d, SFS_F_JOBS, j_bytes, (void **)&djobs)) ||
-        (err = dev_buf(d, SFS_F_UPPREP, nup * len * 15 * 64 + 64, (void **)&dupp)) ||
+        (err = dev_buf(d, SFS_F_UPPREP, T * len * 15 * 64 + 64, (void **)&dupp)) ||
         (err = dev_buf(d, SFS_F_OUT, out_bytes, (void **)&dout)) ||
         (err = host_buf(d, SFS_F_NODES, node_bytes, (void **)&hnodes)) ||
-        (err = host_buf(d, SFS_F_UPSIG, nup * len * 32 + 32, (void **)&hupsig)) ||
+        (err = host_buf(d, SFS_F_UPSIG, T * len * 32 + 32, (void **)&hupsig)) ||
         (!direct && (err = host_buf(d, SFS_F_OUT, out_bytes, (void **)&hout))))
         return err;
     if (direct)
@@ -385,9 +399,9 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
      * secrets, the chains only as far as the digits); those to keep go to the cache; then
      * the upper jobs of the trees below the top layer */
     auto make = [&](uint64_t ka, uint64_t kb, cudaStream_t st, int q) {
-        const uint64_t ke = kb < nup ? kb : nup; /* the roots that upper jobs sign */
-        if (ka < ke)
-            xf_upper_prep<<<sfs_blocks((ke - ka) * len * 15), SFS_THREADS, 0, st>>>(f, xmid, (uint32_t)ka, (uint32_t)(ke - ka), dupp + ka * len * 15 * 16);
+        below_top(ka, kb, [&](uint64_t ja, uint64_t jb) {
+            xf_upper_prep<<<sfs_blocks((jb - ja) * len * 15), SFS_THREADS, 0, st>>>(f, xmid, (uint32_t)ja, (uint32_t)(jb - ja), dupp + ja * len * 15 * 16);
+        });
         for (uint64_t k = ka; k < kb && !err;) {
             if (!hit[k]) {
                 uint64_t kr = k;
@@ -421,7 +435,7 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
                 err = cuda_err(cudaMemcpyAsync(keep[k]->p, dnodes + k * tn * 32, tn * 32,
                                                cudaMemcpyDeviceToDevice, st),
                                "cudaMemcpyAsync", __LINE__);
-        if (ka < ke) {
+        below_top(ka, kb, [&](uint64_t ja, uint64_t jb) {
             xf_up_args u;
             u.nodes = dnodes;
             u.layer = f.layer;
@@ -430,19 +444,19 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
             u.job_leaf = (uint32_t *)(djobs + j_leaf);
             u.job_tree = (uint64_t *)(djobs + j_tree);
             u.job_digits = djobs + j_dig;
-            u.k0 = (uint32_t)ka;
-            u.njobs = (uint32_t)(ke - ka);
+            u.k0 = (uint32_t)ja;
+            u.njobs = (uint32_t)(jb - ja);
             u.h = H;
             u.len1 = p->len1;
             u.len = (uint32_t)len;
-            xf_upper_jobs<<<sfs_blocks(ke - ka), SFS_THREADS, 0, st>>>(u);
+            xf_upper_jobs<<<sfs_blocks(jb - ja), SFS_THREADS, 0, st>>>(u);
             xs_jobs j;
             j.layer = u.job_layer;
             j.leaf = u.job_leaf;
             j.tree = u.job_tree;
             j.digits = u.job_digits;
-            xf_upper_sign<<<sfs_blocks((ke - ka) * len), SFS_THREADS, 0, st>>>(f, xmid, j, (uint32_t)ka, u.njobs, dupp + ka * len * 15 * 16, djobs + j_sig + ka * len * 32);
-        }
+            xf_upper_sign<<<sfs_blocks((jb - ja) * len), SFS_THREADS, 0, st>>>(f, xmid, j, (uint32_t)ja, u.njobs, dupp + ja * len * 15 * 16, djobs + j_sig + ja * len * 32);
+        });
         tl.mark(st, q, "made", (long)ka, (long)kb);
     };
     cudaStream_t st[2] = {d->stream, d->side};
@@ -574,10 +588,11 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
                                             cudaMemcpyDeviceToHost, d->copy),
                             "cudaMemcpyAsync", __LINE__)) ||
             (err = group_trees(g, copy_nodes)) ||
-            /* with the last group, the upper WOTS+ signatures: the key's state after the
-             * batch holds one of them, and the batch's end takes it from there */
+            /* with the last group, the upper WOTS+ signatures (the top layer's slots hold
+             * none): the key's state after the batch holds one of them, and the batch's end
+             * takes it from there */
             (g + 1 == groups &&
-             (err = cuda_err(cudaMemcpyAsync(hupsig, djobs + j_sig, nup * len * 32,
+             (err = cuda_err(cudaMemcpyAsync(hupsig, djobs + j_sig, T * len * 32,
                                              cudaMemcpyDeviceToHost, d->copy),
                              "cudaMemcpyAsync", __LINE__))) ||
             (err = cuda_err(cudaEventRecord(ev[3 + 2 * g], d->copy), "cudaEventRecord", __LINE__)))
@@ -608,8 +623,11 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
         }
         group_trees(g, nodes_back);
     }
-    for (size_t k = 0; k < nup && !err; k++)
-        trees[k].wots.assign(hupsig + k * len * 32, hupsig + (k + 1) * len * 32);
+    if (!err)
+        below_top(0, T, [&](uint64_t ja, uint64_t jb) {
+            for (uint64_t k = ja; k < jb; k++)
+                trees[k].wots.assign(hupsig + k * len * 32, hupsig + (k + 1) * len * 32);
+        });
     if (!err)
         tl.report("sign_many");
     if (err) {
