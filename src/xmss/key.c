@@ -349,19 +349,39 @@ static int engine_all_layers(const hbs_xmss_key *k, uint64_t idx, uint8_t **out,
     return err;
 }
 
+/* Whether the engine holds every layer's tree at idx whole (xmss_tree: a batch signer's
+ * batch end), each into held[i]: then a rebuild reads them where they are, no copy. */
+static int engine_holds_all(const hbs_xmss_key *k, uint64_t idx, const uint8_t **held)
+{
+    const hbs_leaf_engine *e = k->ctx.engine;
+    hbs_xmss_leaf_job job;
+    if (!e || !e->xmss_tree)
+        return 0;
+    for (unsigned i = 0; i < k->p->d; i++) {
+        engine_job(k, &job, i, tree_of(k, idx, i));
+        if (!(held[i] = e->xmss_tree(e->user, &job, k->sh.H)))
+            return 0;
+    }
+    return 1;
+}
+
 /* Makes every layer's state ready to sign idx from scratch (key generation, far skips). */
 static int rebuild_at(hbs_xmss_key *k, uint64_t idx, hbs_progress_fn progress, void *user)
 {
     const hbs_xmss_params *p = k->p;
     uint64_t done = 0, total = (uint64_t)p->d << k->sh.H;
     uint8_t *all = NULL;
+    const uint8_t *held[XMSS_MAX_LAYERS];
     int whole = 0;
-    int err = engine_all_layers(k, idx, &all, &whole);
+    const int borrowed = engine_holds_all(k, idx, held);
+    int err = borrowed ? HBS_OK : engine_all_layers(k, idx, &all, &whole);
     for (unsigned i = 0; i < p->d && !err; i++) {
         xmss_layer *L = &k->layer[i];
         const uint64_t tree = tree_of(k, idx, i);
         xmss_treeref t = tref(k, i, tree);
-        if (all && whole)
+        if (borrowed)
+            t.leaves = t.nodes = held[i];
+        else if (all && whole)
             t.leaves = t.nodes = all + i * (((size_t)2 << k->sh.H) - 1) * p->n;
         else if (all)
             t.leaves = all + ((size_t)i << k->sh.H) * p->n;

@@ -805,10 +805,11 @@ static void run_skip_engine_xmss(const char *alg, const uint64_t *targets, size_
     if (!a || !b || !sa || !sb)
         goto out;
     for (size_t i = 0; i < nt; i++) {
-        const size_t before = u.leaves;
+        const size_t before = u.leaves, trees_before = u.ntrees;
         CHECK_INT(hbs_xmss_key_skip_to(a, targets[i]), HBS_OK);
         CHECK_INT(hbs_xmss_key_skip_to_engine(b, targets[i], &e), HBS_OK);
-        used += u.leaves > before;
+        /* (a rebuild from whole trees the engine holds reads them in place: no leaves) */
+        used += u.leaves > before || u.ntrees > trees_before;
         la = export_xmss(a, ea, SKIP_STATE_MAX);
         lb = export_xmss(b, eb, SKIP_STATE_MAX);
         if (trees == 2) {
