@@ -37,16 +37,17 @@ extern "C" {
 
 namespace hbs_gpu {
 
-/* Pool slots of the batch signer (stateful.cu has 48 and 49, stateful_verify.cu 50 .. 53
- * and 70): staging of the jobs (host and device) and the chain outputs; the fused paths:
- * their upload, the trees' nodes, chain ends, bottom signatures and scratch; the root that
- * names a fill of the tree cache from key generation (host); the two-pass signing's
- * scratch, one per stream; the upper WOTS+ signatures back (host). */
+/* Pool slots of the batch signer (stateful.cu has 48 and 49, stateful_verify.cu 50 .. 53,
+ * 70 and 74 .. 76, stateful_keys.cu 76 and 77): staging of the jobs (host and device) and
+ * the chain outputs; the fused paths: their upload, the trees' nodes, chain ends, bottom
+ * signatures and scratch; the root that names a fill of the tree cache from key generation
+ * (host); the two-pass signing's scratch, one per stream; the upper WOTS+ signatures back
+ * (host). */
 enum { SFS_HOST = 54, SFS_DEV_JOBS = 54, SFS_DEV_OUT = 55 };
 enum { SFS_F_UP = 56, SFS_F_NODES = 57, SFS_F_VALS = 58, SFS_F_SIG = 59, SFS_F_LT = 60,
        SFS_F_PREP = 61, SFS_F_JOBS = 62, SFS_F_OUT = 63, SFS_F_VALS2 = 64, SFS_F_LT2 = 65,
        SFS_F_PREP2 = 66, SFS_F_LVPREP = 67, SFS_F_LVPREP2 = 68, SFS_F_UPPREP = 69,
-       SFS_F_UPSIG = 75 };
+       SFS_F_UPSIG = 78 };
 enum { SFS_FILL_ROOT = 71, SFS_F_SPREP = 72, SFS_F_SPREP2 = 73 };
 #define SFS_THREADS 256
 #define SFS_MAX_TREE_H 16

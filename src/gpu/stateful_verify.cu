@@ -46,7 +46,7 @@ namespace hbs_gpu {
  * chunks on the GPU run side by side and end together, so the host, which must wait for one
  * of them before it packs the next, may find the GPU empty. */
 #define SFV_STAGES 3
-/* Pool slots of this file (stateful.cu uses 48 and 49, the signer 54 .. 69 and 71 .. 73, see
+/* Pool slots of this file (stateful.cu uses 48 and 49, the signer 54 .. 69, 71 .. 73 and 78, see
  * stateful_sign.h): staging (host and device) and the kernels' scratch, each + stage. */
 enum { SFV_HOST = 50, SFV_DEV = 50, SFV_SCRATCH = 74 };
 
