@@ -19,12 +19,6 @@ namespace hbs_gpu {
 #define SFS_F_GROUP_MIN_BYTES ((size_t)4 << 20)
 /* HBS_GPU_SIGN_GROUPS=N sets the groups (at most this many), whatever the batch's size. */
 #define SFS_F_GROUPS_MAX 16
-/* A group's signatures come back to ordinary memory in up to this many pieces of at least
- * SFS_F_PIECE_MIN bytes, the host copying each into the caller's memory while the next one
- * comes: after the last group, its copy back and the host's copy overlap (the last group's
- * 10 MB of an XMSS^MT batch of 16,384 came back whole, then were copied). */
-#define SFS_F_PIECES 4
-#define SFS_F_PIECE_MIN ((size_t)1 << 20)
 /* From this many leaves a launch on, a thread per L-tree (enough of them to fill the GPU);
  * below, several L-trees a block (x256_ltree_packed). HBS_GPU_LTREE=levels runs the
  * level-at-a-time kernels instead (for comparison). */
@@ -584,36 +578,15 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
                                         (kb - ka) * tn * 32, cudaMemcpyDeviceToHost, d->copy),
                         "cudaMemcpyAsync", __LINE__);
     };
-    /* group g's signatures in pieces [piece_at(g, p), piece_at(g, p + 1)), p < pieces(g),
-     * each with its event (piece_ev) */
-    auto pieces = [&](size_t g) -> size_t {
-        const size_t b = (sig_at(g + 1) - sig_at(g)) * sb, m = b / SFS_F_PIECE_MIN;
-        return direct || m < 1 ? 1 : m > SFS_F_PIECES ? SFS_F_PIECES : m;
-    };
-    auto piece_at = [&](size_t g, size_t q) {
-        const size_t i0 = sig_at(g), n = sig_at(g + 1) - i0;
-        return i0 + n * q / pieces(g);
-    };
-    cudaEvent_t piece_ev[SFS_F_GROUPS_MAX * SFS_F_PIECES] = {};
-    /* per group, its signatures (in pieces) then its trees' nodes: only the last group's
-     * are left to copy once the GPU is done (all the nodes at the end, 1.2 MB of an XMSS^MT
-     * batch, came back after the last signatures) */
+    /* per group, its signatures then its trees' nodes: only the last group's are left to
+     * copy once the GPU is done (all the nodes at the end, 1.2 MB of an XMSS^MT batch, came
+     * back after the last signatures) */
     for (size_t g = 0; g < groups && !err; g++) {
-        if ((err = cuda_err(cudaStreamWaitEvent(d->copy, ev[2 + 2 * g], 0), "cudaStreamWaitEvent", __LINE__)))
-            break;
-        for (size_t q = 0; q < pieces(g) && !err; q++) {
-            const size_t a = piece_at(g, q), b = piece_at(g, q + 1);
-            cudaEvent_t &pe = piece_ev[g * SFS_F_PIECES + q];
-            err = cuda_err(cudaEventCreateWithFlags(&pe, cudaEventDisableTiming),
-                           "cudaEventCreateWithFlags", __LINE__);
-            if (!err)
-                err = cuda_err(cudaMemcpyAsync(hout + a * sb, dout + a * sb, (b - a) * sb,
-                                               cudaMemcpyDeviceToHost, d->copy),
-                               "cudaMemcpyAsync", __LINE__);
-            if (!err)
-                err = cuda_err(cudaEventRecord(pe, d->copy), "cudaEventRecord", __LINE__);
-        }
-        if (err ||
+        const size_t i0 = sig_at(g), n = sig_at(g + 1) - i0;
+        if ((err = cuda_err(cudaStreamWaitEvent(d->copy, ev[2 + 2 * g], 0), "cudaStreamWaitEvent", __LINE__)) ||
+            (err = cuda_err(cudaMemcpyAsync(hout + i0 * sb, dout + i0 * sb, n * sb,
+                                            cudaMemcpyDeviceToHost, d->copy),
+                            "cudaMemcpyAsync", __LINE__)) ||
             (err = group_trees(g, copy_nodes)) ||
             /* with the last group, the upper WOTS+ signatures (the top layer's slots hold
              * none): the key's state after the batch holds one of them, and the batch's end
@@ -638,22 +611,16 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
         return 0;
     };
     for (size_t g = 0; g < groups && !err; g++) {
-        for (size_t q = 0; q < pieces(g) && !direct && !err; q++) {
-            if ((err = cuda_err(cudaEventSynchronize(piece_ev[g * SFS_F_PIECES + q]),
-                                "cudaEventSynchronize", __LINE__)))
+        if ((err = cuda_err(cudaEventSynchronize(ev[3 + 2 * g]), "cudaEventSynchronize", __LINE__)))
+            break;
+        if (g == 0)
+            tm.mark("gpu (first group)");
+        if (!direct) {
+            if (g == 0 && (err = gate.wait()))
                 break;
-            if (g == 0 && q == 0) {
-                tm.mark("gpu (first group)");
-                if ((err = gate.wait()))
-                    break;
-            }
-            const size_t a0 = piece_at(g, q) * sb, a1 = piece_at(g, q + 1) * sb;
+            const size_t a0 = sig_at(g) * sb, a1 = sig_at(g + 1) * sb;
             par_copy(sigs + a0, hout + a0, a1 - a0);
         }
-        if (err || (err = cuda_err(cudaEventSynchronize(ev[3 + 2 * g]), "cudaEventSynchronize", __LINE__)))
-            break;
-        if (g == 0 && direct)
-            tm.mark("gpu (first group)");
         group_trees(g, nodes_back);
     }
     if (!err)
@@ -673,9 +640,6 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
     }
     for (size_t c = 0; c < made; c++)
         cudaEventDestroy(ev[c]);
-    for (cudaEvent_t e : piece_ev)
-        if (e)
-            cudaEventDestroy(e);
     return err;
 }
 
