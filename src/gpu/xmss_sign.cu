@@ -529,20 +529,17 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
             par_for(count, [&](size_t i) {
                 memcpy(hup + a_msg + i * 32, sigs + i * sb + p->idx_bytes, 32);
             });
-            tl.mark(d->stream, 0, "staged");
-            err = cuda_err(cudaMemcpyAsync(dup + a_off, hup + a_off, up_len - a_off,
-                                           cudaMemcpyHostToDevice, d->stream),
-                           "cudaMemcpyAsync", __LINE__);
         } else {
             stage_msgs(hup + a_off, hup + a_mlen, hup + a_msg, moff, mbytes, msgs, msglens);
-            tl.mark(d->stream, 0, "staged");
-            err = cuda_err(cudaMemcpyAsync(dup + a_off, hup + a_off, up_len - a_off,
-                                           cudaMemcpyHostToDevice, d->stream),
-                           "cudaMemcpyAsync", __LINE__);
-            tl.mark(d->stream, 0, "uploaded");
+        }
+        tl.mark(d->stream, 0, "staged");
+        err = cuda_err(cudaMemcpyAsync(dup + a_off, hup + a_off, up_len - a_off,
+                                       cudaMemcpyHostToDevice, d->stream),
+                       "cudaMemcpyAsync", __LINE__);
+        tl.mark(d->stream, 0, "uploaded");
+        if (!err && !dig)
             xf_messages(d, p, first, count, sk_prf, root, dup + a_msg, dup + a_off, dup + a_mlen,
                         dsig + count * len * 32, dup + a_dig);
-        }
         tl.mark(d->stream, 0, "upload and messages");
     }
     if (!err)
