@@ -12,6 +12,7 @@
 
 #include "core/leaf_engine.h"
 #include "gpu/host_pinned.h"
+#include "gpu/xmss_keygen.h"
 
 namespace hbs_gpu {
 
@@ -77,6 +78,7 @@ struct device_ctx {
     std::vector<tree_entry> tree_cache;
     uint64_t tree_tick = 0;
     tree_fill fill;
+    wots_memo keygen_sigs;
 };
 
 /* The GPUs in use (the chosen set, or every visible one); empty without a GPU. */
@@ -96,15 +98,9 @@ int host_buf(device_ctx *d, unsigned slot, size_t bytes, void **out);
 bool dev_buf_grows(const device_ctx *d, unsigned slot, size_t bytes);
 bool host_buf_grows(const device_ctx *d, unsigned slot, size_t bytes);
 
-/* Key generation's whole XMSS trees (SHA-256, n = 32, height H; xmss_sign.cu): the levels
- * above their leaves (dleaves, 2^H of each job in turn) built on d->stream into *dnodes,
- * each job's 2^(H+1) - 1 nodes, leaves first; HBS_ERR_UNSUPPORTED for other sets; d->lock
- * held. */
-int xmss_keygen_levels(device_ctx *d, const hbs_xmss_leaf_job *jobs, size_t njobs, unsigned H,
-                       const uint8_t *dleaves, uint8_t **dnodes);
 /* Whole trees that key generation made on the GPU, kept for the batch signer when it would
  * look for them (xmss_sign.cu, lms_sign.cu); d->lock held. XMSS: the nodes from
- * xmss_keygen_levels; LMS: the leaves in device memory at dleaves. */
+ * xmss_keygen_end; LMS: the leaves in device memory at dleaves. */
 void tree_cache_keep_xmss(device_ctx *d, const hbs_xmss_leaf_job *jobs, size_t njobs,
                           const uint8_t *dnodes);
 void tree_cache_keep_lms(device_ctx *d, const hbs_lms_leaf_job *job, uint32_t first,

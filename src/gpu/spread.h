@@ -105,6 +105,10 @@ struct spread_engine {
     /* whole trees of one GPU (hbs_leaf_engine's xmss_trees), or null */
     int (*xmss_trees)(void *d, const hbs_xmss_leaf_job *jobs, size_t njobs, unsigned h,
                       uint8_t *out);
+    /* a WOTS+ signature one GPU made beside its whole trees (hbs_leaf_engine's
+     * xmss_wots_sig), or null */
+    int (*xmss_wots_sig)(device_ctx *d, const hbs_xmss_leaf_job *job, uint32_t leaf,
+                         const uint8_t *msg, uint8_t *sig);
 };
 
 static inline std::vector<part> leaf_parts(const spread_engine *s, size_t count, size_t njobs)
@@ -172,6 +176,19 @@ static inline int spread_xmss_trees(void *user, const hbs_xmss_leaf_job *jobs, s
     return s->xmss_trees(gpus[0], jobs, njobs, h, out);
 }
 
+/* From whichever GPU in use has it (whole trees go to the first; the set may change between
+ * calls). */
+static inline int spread_xmss_wots_sig(void *user, const hbs_xmss_leaf_job *job, uint32_t leaf,
+                                       const uint8_t *msg, uint8_t *sig)
+{
+    const spread_engine *s = (const spread_engine *)user;
+    if (s->xmss_wots_sig)
+        for (device_ctx *d : devices_in_use())
+            if (s->xmss_wots_sig(d, job, leaf, msg, sig) == HBS_OK)
+                return HBS_OK;
+    return HBS_ERR_UNSUPPORTED;
+}
+
 /* *e: the engine over the GPUs in use, with one-GPU functions lms and xmss (s: static, as
  * the engine points at it), each GPU's calls at most slice leaves. */
 static inline int spread_leaf_engine(hbs_leaf_engine *e, spread_engine *s, size_t min_leaves,
@@ -184,6 +201,7 @@ static inline int spread_leaf_engine(hbs_leaf_engine *e, spread_engine *s, size_
     e->lms_leaves = spread_lms_leaves;
     e->xmss_leaves = spread_xmss_leaves;
     e->xmss_trees = spread_xmss_trees;
+    e->xmss_wots_sig = spread_xmss_wots_sig;
     e->user = s;
     e->min_leaves = min_leaves;
     e->slice_leaves = slice * nd;

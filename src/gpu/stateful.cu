@@ -283,7 +283,7 @@ static void keygen_report(const char *what, size_t trees, size_t leaves, double 
  * from events recorded between them on the stream (what to shorten next: the chains, the
  * L-trees, the levels or the copy back). */
 struct keygen_steps {
-    static constexpr int MAX = 5;
+    static constexpr int MAX = 8;
     const bool on;
     cudaEvent_t ev[MAX] = {};
     const char *name[MAX] = {};
@@ -445,7 +445,7 @@ static int xmss_leaf_kernels(device_ctx *d, const hbs_xmss_leaf_job *jobs, size_
         x256_host_midstate(mid.keygen, 4, j->sk_seed);
         const uint32_t P = x256_lt_pack(x.len);
         const unsigned ct = chains <= SF_SMALL_CHAINS ? SF_CHAIN_THREADS : SF_THREADS;
-        ks.mark(d->stream, "start");
+        ks.mark(d->stream, ks.n ? "prep" : "start"); /* (after xmss_keygen_begin's) */
         /* (uncapped: capped at 80 or 64 registers, like the batch signer's, these chains ran
          * slower: H100, XMSS_10 0.40-0.42 ms against 0.42-0.45, XMSS_16's whole call 22.7
          * against 25.7-26.7 ms; bench/results/gpu-H100-s20-regs.log) */
@@ -506,31 +506,44 @@ static int xmss_leaves_gpu(void *user, const hbs_xmss_leaf_job *jobs, size_t njo
 }
 
 /* Whole trees (xmss_trees of the engine): the leaves, then their levels on the GPU, every
- * node copied back; the SHA-256 sets with n = 32, whose trees the batch signer keeps too. */
+ * node copied back; the SHA-256 sets with n = 32, whose trees the batch signer keeps too.
+ * The WOTS+ signatures of the trees' roots by the layer above come back with them (the
+ * engine's xmss_wots_sig hands them out: the CPU took 0.06 ms of an XMSS^MT key's
+ * generation for its one). */
 static int xmss_trees_gpu(void *user, const hbs_xmss_leaf_job *jobs, size_t njobs, unsigned h,
                           uint8_t *out)
 {
     device_ctx *d = (device_ctx *)user;
-    uint8_t *dl, *dn;
+    uint8_t *dl;
     int err;
     const double t0 = keygen_clock_ms();
     if (njobs == 0 || jobs[0].func != SF_SHA256 || jobs[0].n != 32 || !jobs[0].oid ||
         h > SF_MAX_WHOLE_H)
         return HBS_ERR_UNSUPPORTED;
-    const size_t count = (size_t)1 << h, tn = 2 * count - 1;
+    const size_t count = (size_t)1 << h;
     std::lock_guard<std::mutex> g(d->lock);
+    d->keygen_sigs.clear();
     keygen_steps ks;
-    if ((err = xmss_leaf_kernels(d, jobs, njobs, 0, count, &dl, ks)) ||
-        (err = xmss_keygen_levels(d, jobs, njobs, h, dl, &dn)))
+    xmss_keygen_run kr;
+    ks.mark(d->stream, "start");
+    if ((err = xmss_keygen_begin(d, jobs, njobs, h, &kr)) ||
+        (err = xmss_leaf_kernels(d, jobs, njobs, 0, count, &dl, ks)) ||
+        (err = xmss_keygen_end(d, jobs, njobs, h, kr, dl)))
         return err;
-    ks.mark(d->stream, "levels");
-    if ((err = finish(d, out, dn, njobs * tn * 32)))
+    ks.mark(d->stream, kr.nsig ? "levels+sigs" : "levels");
+    if ((err = xmss_keygen_back(d, jobs, njobs, h, kr, out)))
         return err;
     ks.mark(d->stream, "copy back");
     ks.report(njobs, count);
-    tree_cache_keep_xmss(d, jobs, njobs, dn);
+    tree_cache_keep_xmss(d, jobs, njobs, kr.dnodes);
     keygen_report("xmss, whole trees,", njobs, count, t0);
     return HBS_OK;
+}
+
+static int xmss_wots_sig_gpu(void *user, const hbs_xmss_leaf_job *job, uint32_t leaf,
+                             const uint8_t *msg, uint8_t *sig)
+{
+    return keygen_wots_sig((device_ctx *)user, job, leaf, msg, sig);
 }
 
 /* Key generation's calls below this many leaves (of all their trees) stay on one GPU: the
@@ -546,6 +559,7 @@ int leaf_engine_on(device_ctx *d, hbs_leaf_engine *e)
     e->lms_leaves = lms_leaves_gpu;
     e->xmss_leaves = xmss_leaves_gpu;
     e->xmss_trees = xmss_trees_gpu;
+    e->xmss_wots_sig = xmss_wots_sig_gpu;
     e->user = d;
     e->min_leaves = SF_MIN_LEAVES;
     e->slice_leaves = SF_SLICE_LEAVES;
@@ -559,7 +573,7 @@ using namespace hbs_gpu;
 extern "C" int hbs_gpu_leaf_engine(hbs_leaf_engine *e)
 {
     static spread_engine s = {lms_leaves_gpu, xmss_leaves_gpu, split_min(SF_SPLIT_LEAVES),
-                              xmss_trees_gpu};
+                              xmss_trees_gpu, keygen_wots_sig};
     if (!e)
         return HBS_ERR_INVALID_ARGUMENT;
     return spread_leaf_engine(e, &s, SF_MIN_LEAVES, SF_SLICE_LEAVES);

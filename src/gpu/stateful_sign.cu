@@ -357,7 +357,9 @@ static int cached_xmss_wots_sig(void *user, const hbs_xmss_leaf_job *job, uint32
             memcpy(sig, t.wots.data(), t.wots.size());
             return HBS_OK;
         }
-    return HBS_ERR_UNSUPPORTED;
+    /* (trees this engine had to have built: their signatures came with them) */
+    return c->gpu->xmss_wots_sig ? c->gpu->xmss_wots_sig(c->gpu->user, job, leaf, msg, sig)
+                                 : HBS_ERR_UNSUPPORTED;
 }
 
 static int cached_lms_leaves(void *user, const hbs_lms_leaf_job *job, uint32_t first,

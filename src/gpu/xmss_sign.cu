@@ -155,16 +155,26 @@ static size_t xf_levels_scratch(unsigned H, uint64_t ntrees)
     return H <= SFS_LEVELS_BLOCK_H ? ntrees * (((size_t)1 << H) - 1) * 96 + 96 : 0;
 }
 
-/* The inner levels of trees [ka, kb) of f, their leaves in place in nodes, on stream st
- * (lvp: xf_levels_scratch bytes for kb - ka trees). */
-static void xf_levels(xf_args &f, const x256_mid &mid, uint64_t ka, uint64_t kb, uint8_t *nodes,
-                      uint32_t *lvp, cudaStream_t st)
+/* The address-only part of the inner nodes of trees [ka, kb) of f into lvp
+ * (xf_levels_scratch bytes for kb - ka trees), on stream st: it needs no leaf. */
+static void xf_levels_prep(xf_args &f, const x256_mid &mid, uint64_t ka, uint64_t kb,
+                           uint32_t *lvp, cudaStream_t st)
+{
+    const uint32_t nt = (uint32_t)(kb - ka);
+    f.k0 = (uint32_t)ka;
+    if (f.h <= SFS_LEVELS_BLOCK_H)
+        xf_levels_prep_sha256<<<sfs_blocks((uint64_t)nt * ((1u << f.h) - 1)), SFS_THREADS, 0, st>>>(f, mid, nt, lvp);
+}
+
+/* The inner levels of trees [ka, kb) of f, their leaves in place in nodes, on stream st,
+ * after xf_levels_prep of the same trees into lvp. */
+static void xf_levels_build(xf_args &f, const x256_mid &mid, uint64_t ka, uint64_t kb,
+                            uint8_t *nodes, const uint32_t *lvp, cudaStream_t st)
 {
     const unsigned H = f.h;
     const uint32_t nt = (uint32_t)(kb - ka);
     f.k0 = (uint32_t)ka;
     if (H <= SFS_LEVELS_BLOCK_H) {
-        xf_levels_prep_sha256<<<sfs_blocks((uint64_t)nt * ((1u << H) - 1)), SFS_THREADS, 0, st>>>(f, mid, nt, lvp);
         /* the lower half of the levels a block per subtree, then the upper half */
         const unsigned zm = H / 2 > 0 ? H / 2 : H;
         xf_levels_block_sha256<<<(unsigned)((uint64_t)nt << (H - zm)), zm > 1 ? 1u << (zm - 1) : 1u, 0, st>>>(f, nt, nodes, lvp, 1, zm);
@@ -174,6 +184,15 @@ static void xf_levels(xf_args &f, const x256_mid &mid, uint64_t ka, uint64_t kb,
         for (unsigned z = 1; z <= H; z++)
             xf_level_sha256<<<sfs_blocks((uint64_t)nt << (H - z)), SFS_THREADS, 0, st>>>(f, mid, nt, z, nodes);
     }
+}
+
+/* The inner levels of trees [ka, kb) of f, their leaves in place in nodes, on stream st
+ * (lvp: xf_levels_scratch bytes for kb - ka trees). */
+static void xf_levels(xf_args &f, const x256_mid &mid, uint64_t ka, uint64_t kb, uint8_t *nodes,
+                      uint32_t *lvp, cudaStream_t st)
+{
+    xf_levels_prep(f, mid, ka, kb, lvp, st);
+    xf_levels_build(f, mid, ka, kb, nodes, lvp, st);
 }
 
 /* The fused path (SHA-256, n = 32): every tree of `trees` (the bottom layer's first, from
@@ -839,55 +858,206 @@ int xmss_batch(device_ctx *d, const hbs_leaf_engine *e, const uint8_t *st, size_
     return err;
 }
 
-/* Key generation's whole trees (SHA-256, n = 32, height H): the levels above the leaves
- * (dleaves, 2^H of each job in turn) built on d->stream into *dnodes, each job's 2^(H+1) - 1
- * nodes (leaves first, then each level up); d->lock held. */
-int xmss_keygen_levels(device_ctx *d, const hbs_xmss_leaf_job *jobs, size_t njobs, unsigned H,
-                       const uint8_t *dleaves, uint8_t **dnodes)
-{
-    const size_t tn = ((size_t)2 << H) - 1, count = (size_t)1 << H,
-                 lvp_b = xf_levels_scratch(H, njobs);
-    const hbs_xmss_params *p = hbs_xmss_params_by_oid(jobs[0].mt, jobs[0].oid);
-    if (!p || p->func != XMSS_FUNC_SHA256 || jobs[0].n != 32 || p->tree_h != H)
-        return HBS_ERR_UNSUPPORTED;
-    /* (staged from pageable memory: the copy has its bytes when it returns, where a pinned
-     * buffer of the pool could be written over by the next call before the copy runs) */
-    const size_t a_tree = (4 * njobs + 7) & ~(size_t)7, up = a_tree + 8 * njobs;
-    std::vector<uint8_t> hv(up);
-    uint8_t *hup = hv.data(), *dup;
-    uint32_t *dlvp = nullptr;
-    int err;
-    if ((err = dev_buf(d, SFS_F_UP, up, (void **)&dup)) ||
-        (err = dev_buf(d, SFS_F_NODES, njobs * tn * 32, (void **)dnodes)) ||
-        (lvp_b && (err = dev_buf(d, SFS_F_LVPREP, lvp_b, (void **)&dlvp))))
-        return err;
-    for (size_t k = 0; k < njobs; k++) {
-        ((uint32_t *)hup)[k] = jobs[k].layer;
-        ((uint64_t *)(hup + a_tree))[k] = jobs[k].tree;
+/* Key generation's upper jobs (xmss_keygen_run.djobs): each signed root's signer, its layer,
+ * leaf and tree, then the digits, then the signatures (the fused batch's layout). */
+struct keygen_jobs {
+    size_t leaf, tree, dig, sig, bytes;
+    keygen_jobs(size_t nj, size_t len)
+    {
+        leaf = 4 * nj;
+        tree = (leaf + 4 * nj + 7) & ~(size_t)7;
+        dig = tree + 8 * nj;
+        sig = (dig + len * nj + 7) & ~(size_t)7;
+        bytes = sig + len * 32 * nj + 8;
     }
-    HBS_CUDA(cudaMemcpyAsync(dup, hup, up, cudaMemcpyHostToDevice, d->stream));
-    HBS_CUDA(cudaMemcpy2DAsync(*dnodes, tn * 32, dleaves, count * 32, count * 32, njobs,
-                               cudaMemcpyDeviceToDevice, d->stream));
-    xf_args f;
+};
+
+static const hbs_xmss_params *keygen_set(const hbs_xmss_leaf_job *jobs, size_t njobs, unsigned H)
+{
+    const hbs_xmss_params *p = hbs_xmss_params_by_oid(jobs[0].mt, jobs[0].oid);
+    if (!p || p->func != XMSS_FUNC_SHA256 || jobs[0].n != 32 || p->tree_h != H || H >= 32 ||
+        njobs == 0 || njobs > SF_MAX_TREES)
+        return nullptr;
+    return p;
+}
+
+/* The kernels' arguments for key generation's trees (r.dup: their places); the key
+ * generation midstate too when secret (the roots' signatures). */
+static void keygen_args(xf_args &f, x256_mid &mid, const hbs_xmss_params *p,
+                        const hbs_xmss_leaf_job *jobs, unsigned H, const xmss_keygen_run &r,
+                        bool secret)
+{
     memset(&f, 0, sizeof f);
-    memcpy(f.x.pub_seed, jobs[0].pub_seed, 32); /* the levels need no secret */
+    memcpy(f.x.pub_seed, jobs[0].pub_seed, 32);
     f.x.n = 32;
     f.x.padlen = p->padlen;
     f.x.len = p->len;
-    f.layer = (const uint32_t *)dup;
-    f.tree = (const uint64_t *)(dup + a_tree);
+    f.layer = (const uint32_t *)r.dup;
+    f.tree = (const uint64_t *)(r.dup + r.a_tree);
     f.h = H;
-    x256_mid mid;
     memset(&mid, 0, sizeof mid);
     x256_host_midstate(mid.prf, 3, jobs[0].pub_seed);
-    xf_levels(f, mid, 0, njobs, *dnodes, dlvp, d->stream);
+    if (secret)
+        x256_host_midstate(mid.keygen, 4, jobs[0].sk_seed);
+}
+
+int xmss_keygen_begin(device_ctx *d, const hbs_xmss_leaf_job *jobs, size_t njobs, unsigned H,
+                      xmss_keygen_run *r)
+{
+    const hbs_xmss_params *p = keygen_set(jobs, njobs, H);
+    if (!p)
+        return HBS_ERR_UNSUPPORTED;
+    const size_t len = p->len, tn = ((size_t)2 << H) - 1, lvp_b = xf_levels_scratch(H, njobs);
+    *r = xmss_keygen_run();
+    /* each job's root is signed by the next job's leaf when that is its parent tree (a key's
+     * trees at one index: layer 0 first), so the key's code need not sign them on the CPU */
+    r->nsig = njobs - 1;
+    for (size_t k = 0; k + 1 < njobs; k++)
+        if (jobs[k + 1].layer != jobs[k].layer + 1 || jobs[k + 1].tree != jobs[k].tree >> H)
+            r->nsig = 0;
+    const keygen_jobs kj(r->nsig, len);
+    /* (staged from pageable memory: the copy has its bytes when it returns, where a pinned
+     * buffer of the pool could be written over by the next call before the copy runs) */
+    r->a_tree = (4 * njobs + 7) & ~(size_t)7;
+    const size_t up = r->a_tree + 8 * njobs;
+    std::vector<uint8_t> hv(up);
+    int err;
+    if ((err = dev_buf(d, SFS_F_UP, up, (void **)&r->dup)) ||
+        (err = dev_buf(d, SFS_F_NODES, njobs * tn * 32, (void **)&r->dnodes)) ||
+        (lvp_b && (err = dev_buf(d, SFS_F_LVPREP, lvp_b, (void **)&r->dlvp))) ||
+        (r->nsig && (err = dev_buf(d, SFS_F_JOBS, kj.bytes, (void **)&r->djobs))) ||
+        (r->nsig && (err = dev_buf(d, SFS_F_UPPREP, r->nsig * len * 15 * 64 + 64,
+                                   (void **)&r->dupp))))
+        return err;
+    for (size_t k = 0; k < njobs; k++) {
+        ((uint32_t *)hv.data())[k] = jobs[k].layer;
+        ((uint64_t *)(hv.data() + r->a_tree))[k] = jobs[k].tree;
+    }
+    HBS_CUDA(cudaMemcpyAsync(r->dup, hv.data(), up, cudaMemcpyHostToDevice, d->stream));
+    xf_args f;
+    x256_mid mid;
+    keygen_args(f, mid, p, jobs, H, *r, false); /* the address-only parts need no secret */
+    xf_levels_prep(f, mid, 0, njobs, r->dlvp, d->stream);
+    if (r->nsig)
+        xf_upper_prep<<<sfs_blocks(r->nsig * len * 15), SFS_THREADS, 0, d->stream>>>(f, mid, 0, (uint32_t)r->nsig, r->dupp);
     HBS_CUDA(cudaGetLastError());
     return HBS_OK;
 }
 
+int xmss_keygen_end(device_ctx *d, const hbs_xmss_leaf_job *jobs, size_t njobs, unsigned H,
+                    const xmss_keygen_run &r, const uint8_t *dleaves)
+{
+    const hbs_xmss_params *p = keygen_set(jobs, njobs, H);
+    if (!p)
+        return HBS_ERR_UNSUPPORTED;
+    const size_t len = p->len, tn = ((size_t)2 << H) - 1, count = (size_t)1 << H;
+    HBS_CUDA(cudaMemcpy2DAsync(r.dnodes, tn * 32, dleaves, count * 32, count * 32, njobs,
+                               cudaMemcpyDeviceToDevice, d->stream));
+    xf_args f;
+    x256_mid mid;
+    keygen_args(f, mid, p, jobs, H, r, r.nsig > 0);
+    xf_levels_build(f, mid, 0, njobs, r.dnodes, r.dlvp, d->stream);
+    if (r.nsig) {
+        const keygen_jobs kj(r.nsig, len);
+        xf_up_args u;
+        u.nodes = r.dnodes;
+        u.layer = f.layer;
+        u.tree = f.tree;
+        u.job_layer = (uint32_t *)r.djobs;
+        u.job_leaf = (uint32_t *)(r.djobs + kj.leaf);
+        u.job_tree = (uint64_t *)(r.djobs + kj.tree);
+        u.job_digits = r.djobs + kj.dig;
+        u.k0 = 0;
+        u.njobs = (uint32_t)r.nsig;
+        u.h = H;
+        u.len1 = p->len1;
+        u.len = (uint32_t)len;
+        xf_upper_jobs<<<sfs_blocks(r.nsig), SFS_THREADS, 0, d->stream>>>(u);
+        xs_jobs j;
+        j.layer = u.job_layer;
+        j.leaf = u.job_leaf;
+        j.tree = u.job_tree;
+        j.digits = u.job_digits;
+        xf_upper_sign<<<sfs_blocks(r.nsig * len), SFS_THREADS, 0, d->stream>>>(f, mid, j, 0, u.njobs, r.dupp, r.djobs + kj.sig);
+    }
+    hbs_memzero(&mid, sizeof mid);
+    HBS_CUDA(cudaGetLastError());
+    return HBS_OK;
+}
+
+int xmss_keygen_back(device_ctx *d, const hbs_xmss_leaf_job *jobs, size_t njobs, unsigned H,
+                     const xmss_keygen_run &r, uint8_t *out)
+{
+    const hbs_xmss_params *p = keygen_set(jobs, njobs, H);
+    if (!p)
+        return HBS_ERR_UNSUPPORTED;
+    const size_t len = p->len, tn = ((size_t)2 << H) - 1, nb = njobs * tn * 32,
+                 sb = r.nsig * len * 32;
+    const keygen_jobs kj(r.nsig, len);
+    uint8_t *h;
+    int err;
+    /* through page-locked memory: from pageable memory the copy back of an XMSS^MT key's
+     * two trees (131 KB) took 0.055 ms */
+    if ((err = host_buf(d, SFS_F_NODES, nb + sb, (void **)&h)))
+        return err;
+    HBS_CUDA(cudaMemcpyAsync(h, r.dnodes, nb, cudaMemcpyDeviceToHost, d->stream));
+    if (sb)
+        HBS_CUDA(cudaMemcpyAsync(h + nb, r.djobs + kj.sig, sb, cudaMemcpyDeviceToHost,
+                                 d->stream));
+    HBS_CUDA(cudaStreamSynchronize(d->stream));
+    memcpy(out, h, nb);
+    wots_memo &m = d->keygen_sigs;
+    m.clear();
+    try {
+        m.pub_seed.assign(jobs[0].pub_seed, jobs[0].pub_seed + 32);
+        for (size_t k = 0; k < r.nsig; k++) {
+            wots_memo::sig s;
+            s.layer = jobs[k + 1].layer;
+            s.tree = jobs[k + 1].tree;
+            s.leaf = (uint32_t)(jobs[k].tree & ((1u << H) - 1));
+            s.root.assign(h + (k * tn + tn - 1) * 32, h + (k * tn + tn) * 32);
+            s.bytes.assign(h + nb + k * len * 32, h + nb + (k + 1) * len * 32);
+            m.sigs.push_back(std::move(s));
+        }
+    } catch (const std::bad_alloc &) {
+        m.clear(); /* (the key's code signs them itself) */
+    }
+    return HBS_OK;
+}
+
+void wots_memo::clear()
+{
+    for (sig &s : sigs)
+        hbs_memzero(s.bytes.data(), s.bytes.size());
+    sigs.clear();
+    pub_seed.clear();
+}
+
+int keygen_wots_sig(device_ctx *d, const hbs_xmss_leaf_job *job, uint32_t leaf,
+                    const uint8_t *msg, uint8_t *sig)
+{
+    std::lock_guard<std::mutex> g(d->lock);
+    wots_memo &m = d->keygen_sigs;
+    const size_t n = job->n;
+    if (m.pub_seed.size() != n || memcmp(m.pub_seed.data(), job->pub_seed, n) != 0)
+        return HBS_ERR_UNSUPPORTED;
+    for (size_t i = 0; i < m.sigs.size(); i++) {
+        wots_memo::sig &s = m.sigs[i];
+        if (s.layer == job->layer && s.tree == job->tree && s.leaf == leaf &&
+            s.root.size() == n && memcmp(s.root.data(), msg, n) == 0 &&
+            s.bytes.size() == (size_t)job->len * n) {
+            memcpy(sig, s.bytes.data(), s.bytes.size());
+            hbs_memzero(s.bytes.data(), s.bytes.size());
+            m.sigs.erase(m.sigs.begin() + (long)i); /* (once: the key keeps it) */
+            return HBS_OK;
+        }
+    }
+    return HBS_ERR_UNSUPPORTED;
+}
+
 /* XMSS (SHA-256, n = 32): the trees of layers 0 and d - 1 among jobs, when the top layer's
  * is one of them (its root, the key's, names the key's trees); dnodes from
- * xmss_keygen_levels, whose work on d->stream comes first. */
+ * xmss_keygen_end, whose work on d->stream comes first. */
 void tree_cache_keep_xmss(device_ctx *d, const hbs_xmss_leaf_job *jobs, size_t njobs,
                           const uint8_t *dnodes)
 {

@@ -148,26 +148,33 @@ static int emu_xmss(void *user, const hbs_xmss_leaf_job *jobs, size_t njobs, uin
     return HBS_OK;
 }
 
-/* Whole trees as the GPU's engine makes them: the leaves here, the levels by the emulated
- * kernels (xmss_keygen_levels), which also fill the batch signer's tree cache. */
+/* Whole trees as the GPU's engine makes them: the leaves here, the levels and the roots'
+ * signatures by the emulated kernels (xmss_keygen_begin, _end, _back), which also fill the
+ * batch signer's tree cache. */
 static int emu_xmss_trees(void *user, const hbs_xmss_leaf_job *jobs, size_t njobs, unsigned h,
                           uint8_t *out)
 {
-    const size_t count = (size_t)1 << h, n = jobs[0].n, tn = 2 * count - 1;
+    const size_t count = (size_t)1 << h, n = jobs[0].n;
     if (njobs == 0 || jobs[0].func != XMSS_FUNC_SHA256 || n != 32 || !jobs[0].oid || h > 16)
         return HBS_ERR_UNSUPPORTED;
     std::vector<uint8_t> leaves(njobs * count * n);
     int err = emu_xmss(user, jobs, njobs, 0, count, leaves.data());
     hbs_gpu::device_ctx *d = (hbs_gpu::device_ctx *)user;
     std::lock_guard<std::mutex> g(d->lock);
-    uint8_t *dn = nullptr;
-    if (!err)
-        err = hbs_gpu::xmss_keygen_levels(d, jobs, njobs, h, leaves.data(), &dn);
-    if (err)
+    hbs_gpu::xmss_keygen_run kr;
+    d->keygen_sigs.clear();
+    if (err || (err = hbs_gpu::xmss_keygen_begin(d, jobs, njobs, h, &kr)) ||
+        (err = hbs_gpu::xmss_keygen_end(d, jobs, njobs, h, kr, leaves.data())) ||
+        (err = hbs_gpu::xmss_keygen_back(d, jobs, njobs, h, kr, out)))
         return err;
-    memcpy(out, dn, njobs * tn * n);
-    hbs_gpu::tree_cache_keep_xmss(d, jobs, njobs, dn);
+    hbs_gpu::tree_cache_keep_xmss(d, jobs, njobs, kr.dnodes);
     return HBS_OK;
+}
+
+static int emu_wots_sig(void *user, const hbs_xmss_leaf_job *job, uint32_t leaf,
+                        const uint8_t *msg, uint8_t *sig)
+{
+    return hbs_gpu::keygen_wots_sig((hbs_gpu::device_ctx *)user, job, leaf, msg, sig);
 }
 
 int hbs_gpu::leaf_engine_on(hbs_gpu::device_ctx *d, hbs_leaf_engine *e)
@@ -176,6 +183,7 @@ int hbs_gpu::leaf_engine_on(hbs_gpu::device_ctx *d, hbs_leaf_engine *e)
     e->lms_leaves = emu_lms;
     e->xmss_leaves = emu_xmss;
     e->xmss_trees = emu_xmss_trees;
+    e->xmss_wots_sig = emu_wots_sig;
     e->user = d;
     e->min_leaves = 32;
     e->slice_leaves = (size_t)1 << 18;
@@ -185,7 +193,7 @@ int hbs_gpu::leaf_engine_on(hbs_gpu::device_ctx *d, hbs_leaf_engine *e)
 extern "C" int hbs_gpu_leaf_engine(hbs_leaf_engine *e)
 {
     static hbs_gpu::spread_engine s = {emu_lms, emu_xmss, hbs_gpu::split_min(1 << 13),
-                                       emu_xmss_trees};
+                                       emu_xmss_trees, hbs_gpu::keygen_wots_sig};
     return hbs_gpu::spread_leaf_engine(e, &s, 32, (size_t)1 << 18);
 }
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/leaf_engine.h"
+#include "gpu/xmss_keygen.h"
 #include "gpu/host_pinned.h" /* (host_pinned: glue.cpp, what the emulated hbs_gpu_host_alloc gave) */
 
 typedef int cudaError_t;
@@ -110,6 +111,7 @@ struct device_ctx {
     std::vector<tree_entry> tree_cache;
     uint64_t tree_tick = 0;
     tree_fill fill;
+    wots_memo keygen_sigs;
 };
 /* every emulated GPU; devices_in_use() starts as all of them (hbs_gpu_use_devices in
  * tests/gpu_emu/glue.cpp chooses) */
@@ -177,8 +179,6 @@ static inline bool host_buf_grows(const device_ctx *d, unsigned slot, size_t byt
 
 int leaf_engine_on(device_ctx *d, hbs_leaf_engine *e);
 
-int xmss_keygen_levels(device_ctx *d, const hbs_xmss_leaf_job *jobs, size_t njobs, unsigned H,
-                       const uint8_t *dleaves, uint8_t **dnodes);
 void tree_cache_keep_xmss(device_ctx *d, const hbs_xmss_leaf_job *jobs, size_t njobs,
                           const uint8_t *dnodes);
 void tree_cache_keep_lms(device_ctx *d, const hbs_lms_leaf_job *job, uint32_t first,
