@@ -17,10 +17,13 @@
 #include "hbs/lms.h"
 #include "hbs/stateful.h"
 #include "hbs/xmss.h"
+#include "core/leaf_engine.h"
 #include "json.h"
 #include "state/stateful_batch.h"
 #include "state/store.h"
 #include "test.h"
+#include "xmss/internal.h"
+#include "xmss/params.h"
 
 #define NO_GPU "no CUDA GPU: this build has no CUDA or this machine has no usable GPU"
 
@@ -198,6 +201,73 @@ static void test_gpu_stateful_tall_and_sign(void)
     run_sets(algs, sizeof algs / sizeof algs[0], 1);
     CHECK(same_key("XMSS-SHA2_10_256", 4, 1));
     CHECK(same_key("LMS_SHA256_M32_H10/LMOTS_SHA256_N32_W2", 4, 1));
+}
+
+/* The GPU engine's whole trees of a key's current trees at one index come with the WOTS+
+ * signature of each tree's root by the layer above (key generation takes them instead of
+ * signing on the CPU): each equals the CPU's, is handed out once, and only for its root. */
+static int gpu_root_sigs(const char *alg, uint64_t idx)
+{
+    const hbs_xmss_params *p = hbs_xmss_params_by_name(alg);
+    hbs_leaf_engine e;
+    hbs_xmss_leaf_job jobs[12];
+    uint8_t seeds[2 * 64], digits[128], gsig[67 * 64], csig[67 * 64], bad[64];
+    int ok = 1;
+    if (!p || hbs_gpu_leaf_engine(&e) != HBS_OK || !e.xmss_trees || !e.xmss_wots_sig)
+        return 0;
+    const size_t n = p->n, H = p->tree_h, tn = ((size_t)2 << H) - 1;
+    uint8_t *nodes = malloc(p->d * tn * n);
+    if (!nodes)
+        return 0;
+    test_rand_bytes(seeds, sizeof seeds);
+    for (unsigned i = 0; i < p->d; i++) {
+        memset(&jobs[i], 0, sizeof jobs[i]);
+        jobs[i].func = p->func;
+        jobs[i].n = (unsigned)n;
+        jobs[i].padlen = p->padlen;
+        jobs[i].len = p->len;
+        jobs[i].pub_seed = seeds;
+        jobs[i].sk_seed = seeds + 64;
+        jobs[i].layer = i;
+        jobs[i].tree = idx >> ((i + 1) * H);
+        jobs[i].oid = p->oid;
+        jobs[i].mt = p->mt;
+    }
+    if (e.xmss_trees(e.user, jobs, p->d, (unsigned)H, nodes) != HBS_OK) {
+        free(nodes);
+        return 0;
+    }
+    xmss_ctx c;
+    hbs_xmss_ctx_init(&c, p, seeds, seeds + 64);
+    for (unsigned i = 0; i + 1 < p->d; i++) {
+        const uint8_t *root = nodes + (i * tn + tn - 1) * n;
+        const uint32_t leaf = (uint32_t)(jobs[i].tree & ((1u << H) - 1));
+        const xmss_leafpos pos = {i + 1, jobs[i + 1].tree, leaf};
+        memcpy(bad, root, n);
+        bad[n - 1] ^= 1;
+        /* another root, or another leaf: none */
+        ok &= e.xmss_wots_sig(e.user, &jobs[i + 1], leaf, bad, gsig) == HBS_ERR_UNSUPPORTED;
+        ok &= e.xmss_wots_sig(e.user, &jobs[i + 1], leaf ^ 1, root, gsig) ==
+              HBS_ERR_UNSUPPORTED;
+        ok &= e.xmss_wots_sig(e.user, &jobs[i + 1], leaf, root, gsig) == HBS_OK;
+        hbs_xmss_wots_digits(p, digits, root);
+        hbs_xmss_leaves(&c, NULL, &pos, 1, digits, csig, 0);
+        ok &= memcmp(gsig, csig, p->len * n) == 0;
+        ok &= e.xmss_wots_sig(e.user, &jobs[i + 1], leaf, root, gsig) == HBS_ERR_UNSUPPORTED;
+    }
+    hbs_xmss_ctx_wipe(&c);
+    free(nodes);
+    return ok;
+}
+
+static void test_gpu_stateful_root_sigs(void)
+{
+    if (!have_gpu())
+        return;
+    CHECK(gpu_root_sigs("XMSSMT-SHA2_20/2_256", 0));
+    CHECK(gpu_root_sigs("XMSSMT-SHA2_20/2_256", 0x2f3a1));
+    CHECK(gpu_root_sigs("XMSSMT-SHA2_40/4_256", 0x9e3779b97ull));
+    test_note("3 keys' trees: the roots' signatures made beside them equal the CPU's");
 }
 
 /* ---- vectors ---- */
@@ -1395,6 +1465,7 @@ const hbs_test hbs_tests_gpu_stateful[] = {
     {"hss", test_gpu_stateful_hss},
     {"xmss_keys", test_gpu_stateful_xmss},
     {"tall_and_sign", test_gpu_stateful_tall_and_sign},
+    {"root_sigs", test_gpu_stateful_root_sigs},
     {"lms_vectors", test_gpu_stateful_lms_vectors},
     {"xmss_vectors", test_gpu_stateful_xmss_vectors},
     {"verify_many", test_gpu_stateful_verify_many},
