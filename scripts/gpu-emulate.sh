@@ -80,8 +80,8 @@ done
 echo "== emulated GPU batch verifier: chunks of 8 items (the first of 2) =="
 HBS_GPU_VERIFY_CHUNK=8 "$emu/hbs_tests" gpu_stateful/verify_many gpu_stateful/verify_pinned ||
     status=1
-echo "== emulated GPU key generation: whole XMSS trees, their levels by the GPU's kernels =="
-"$emu/hbs_tests" gpu_stateful/xmss_keys || status=1
+echo "== emulated GPU key generation: whole XMSS trees, their levels and roots' signatures by the GPU's kernels =="
+"$emu/hbs_tests" gpu_stateful/xmss_keys gpu_stateful/root_sigs || status=1
 echo "== emulated GPU batch signer =="
 "$emu/hbs_tests" gpu_stateful/sign_many gpu_stateful/sign_many_misuse || status=1
 echo "== emulated GPU signing under many keys =="
