@@ -6,6 +6,7 @@
 #                                    HBS_CUDA_ARCHS says otherwise) and packs the stripped
 #                                    hbs and hbs_tests of each, with a small vectors subset,
 #                                    into build-carry/ (carry it: at most 64 MiB travel)
+#   scripts/gpu-ab.sh add REV...     here: the same for more revisions, added to the pack
 #   scripts/gpu-ab.sh run [BENCH...] on the GPU machine: each revision's GPU tests, then
 #                                    `hbs bench BENCH...` of every revision in turn, twice
 #                                    (default: the stateful batch sets of issue 6); all of it
@@ -18,27 +19,41 @@ set -eu
 cd "$(dirname "$0")/.."
 carry=build-carry
 
+# REV built in a worktree, its stripped binaries into $carry/ab/NAME (NAME: REV, made safe)
+build_rev() {
+    rev=$1
+    name=$(echo "$rev" | sed 's/[^A-Za-z0-9._-]/_/g')
+    wt=$(mktemp -d /tmp/hbs-ab-XXXXXX)
+    git worktree add -f --detach "$wt" "$rev" >/dev/null
+    echo "gpu-ab: building $rev ($(git -C "$wt" log --oneline -1 | cut -c1-60))"
+    cmake -S "$wt" -B "$wt/build" -DCMAKE_BUILD_TYPE=Release \
+        "-DCMAKE_CUDA_ARCHITECTURES=${HBS_CUDA_ARCHS:-90}" >/dev/null
+    cmake --build "$wt/build" -j "$(nproc 2>/dev/null || echo 2)" --target hbs_cli hbs_tests \
+        >"$wt/build.log" 2>&1 || { tail -n 30 "$wt/build.log"; exit 1; }
+    rm -rf "$carry/ab/$name"
+    mkdir -p "$carry/ab/$name"
+    strip -o "$carry/ab/$name/hbs" "$wt/build/hbs"
+    strip -o "$carry/ab/$name/hbs_tests" "$wt/build/hbs_tests"
+    echo "$rev $(git -C "$wt" rev-parse --short HEAD)" >"$carry/ab/$name/REV"
+    git worktree remove --force "$wt"
+}
+
+pack() {
+    # one big window: the revisions share most of their device code, hbs and hbs_tests too
+    tar cf - -C "$carry" ab | xz --lzma2=preset=6,dict=256MiB >"$carry/ab.txz"
+    rm -rf "$carry/ab"
+    du -sh "$carry"
+    echo "gpu-ab: on the device: scripts/gpu-ab.sh run   (carry [\"$carry\"])"
+}
+
 case "${1:-}" in
 build)
     shift
     [ $# -ge 1 ] || { echo "usage: $0 build REV..." >&2; exit 2; }
-    archs=${HBS_CUDA_ARCHS:-90}
     rm -rf "$carry/ab" "$carry/ab.txz"
     mkdir -p "$carry/ab"
     for rev in "$@"; do
-        name=$(echo "$rev" | sed 's/[^A-Za-z0-9._-]/_/g')
-        wt=$(mktemp -d /tmp/hbs-ab-XXXXXX)
-        git worktree add -f --detach "$wt" "$rev" >/dev/null
-        echo "gpu-ab: building $rev ($(git -C "$wt" log --oneline -1 | cut -c1-60))"
-        cmake -S "$wt" -B "$wt/build" -DCMAKE_BUILD_TYPE=Release \
-            "-DCMAKE_CUDA_ARCHITECTURES=$archs" >/dev/null
-        cmake --build "$wt/build" -j "$(nproc 2>/dev/null || echo 2)" --target hbs_cli hbs_tests \
-            >"$wt/build.log" 2>&1 || { tail -n 30 "$wt/build.log"; exit 1; }
-        mkdir -p "$carry/ab/$name"
-        strip -o "$carry/ab/$name/hbs" "$wt/build/hbs"
-        strip -o "$carry/ab/$name/hbs_tests" "$wt/build/hbs_tests"
-        echo "$rev $(git -C "$wt" rev-parse --short HEAD)" >"$carry/ab/$name/REV"
-        git worktree remove --force "$wt"
+        build_rev "$rev"
     done
     vec=${HBS_VECTORS:-../shared/vectors}
     rm -rf "$carry/vec"
@@ -46,11 +61,18 @@ build)
     for d in README.md pqc-kat-xmss rfc8554 rfc9858; do
         if [ -e "$vec/$d" ]; then cp -r "$vec/$d" "$carry/vec/"; fi
     done
-    # one big window: the revisions share most of their device code, hbs and hbs_tests too
-    tar cf - -C "$carry" ab | xz --lzma2=preset=6,dict=256MiB >"$carry/ab.txz"
+    pack
+    ;;
+add)
+    shift
+    [ $# -ge 1 ] || { echo "usage: $0 add REV..." >&2; exit 2; }
+    [ -f "$carry/ab.txz" ] || { echo "gpu-ab: no $carry/ab.txz to add to ('$0 build' first)" >&2; exit 2; }
     rm -rf "$carry/ab"
-    du -sh "$carry"
-    echo "gpu-ab: on the device: scripts/gpu-ab.sh run   (carry [\"$carry\"])"
+    tar xJf "$carry/ab.txz" -C "$carry"
+    for rev in "$@"; do
+        build_rev "$rev"
+    done
+    pack
     ;;
 run)
     shift
