@@ -195,6 +195,50 @@ static void xf_levels(xf_args &f, const x256_mid &mid, uint64_t ka, uint64_t kb,
     xf_levels_build(f, mid, ka, kb, nodes, lvp, st);
 }
 
+/* The upper jobs of nj trees in device memory: each tree's root signer (layer, leaf, tree),
+ * the digits of the root, then the signatures (the fused batch's, and key generation's). */
+struct upper_jobs {
+    size_t leaf, tree, dig, sig, bytes;
+    upper_jobs(size_t nj, size_t len)
+    {
+        leaf = 4 * nj;
+        tree = (8 * nj + 7) & ~(size_t)7;
+        dig = tree + 8 * nj;
+        sig = (dig + nj * len + 15) & ~(size_t)15;
+        bytes = sig + nj * len * 32 + 8;
+    }
+};
+
+/* The WOTS+ signatures of the roots of trees [ka, kb) of f (their nodes in place) by their
+ * parents' leaves, on st: the upper jobs at djobs (layout uj), then their chains from the
+ * address-only parts that xf_upper_prep wrote to prep for the same trees. */
+static void xf_sign_roots(const xf_args &f, const x256_mid &mid, const hbs_xmss_params *p,
+                          const uint8_t *nodes, uint8_t *djobs, const upper_jobs &uj,
+                          uint64_t ka, uint64_t kb, const uint32_t *prep, cudaStream_t st)
+{
+    const size_t len = p->len;
+    xf_up_args u;
+    u.nodes = nodes;
+    u.layer = f.layer;
+    u.tree = f.tree;
+    u.job_layer = (uint32_t *)djobs;
+    u.job_leaf = (uint32_t *)(djobs + uj.leaf);
+    u.job_tree = (uint64_t *)(djobs + uj.tree);
+    u.job_digits = djobs + uj.dig;
+    u.k0 = (uint32_t)ka;
+    u.njobs = (uint32_t)(kb - ka);
+    u.h = f.h;
+    u.len1 = p->len1;
+    u.len = (uint32_t)len;
+    xf_upper_jobs<<<sfs_blocks(kb - ka), SFS_THREADS, 0, st>>>(u);
+    xs_jobs j;
+    j.layer = u.job_layer;
+    j.leaf = u.job_leaf;
+    j.tree = u.job_tree;
+    j.digits = u.job_digits;
+    xf_upper_sign<<<sfs_blocks((kb - ka) * len), SFS_THREADS, 0, st>>>(f, mid, j, (uint32_t)ka, u.njobs, prep + ka * len * 15 * 16, djobs + uj.sig + ka * len * 32);
+}
+
 /* The fused path (SHA-256, n = 32): every tree of `trees` (the bottom layer's first, from
  * tree tfirst0 on) built on the GPU, leaves and inner nodes, with the count bottom WOTS+
  * signatures (job i: message first + i, leaf leaf[i] of tree tree[i]) taken on the way and
@@ -227,9 +271,8 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
     /* on the GPU: the bottom WOTS+ signatures, then each message's r; the upper jobs (one a
      * tree below the top layer: positions, digits) and their signatures; the signatures */
     const size_t sig_bytes = count * len * 32 + count * 32, node_bytes = T * tn * 32,
-                 nup = layer_at[D - 1], j_leaf = 4 * T, j_tree = (8 * T + 7) & ~(size_t)7,
-                 j_dig = j_tree + 8 * T, j_sig = (j_dig + T * len + 15) & ~(size_t)15,
-                 j_bytes = j_sig + T * len * 32 + 8, out_bytes = count * sb;
+                 nup = layer_at[D - 1], out_bytes = count * sb;
+    const upper_jobs uj(T, len);
     /* the trees below the top layer: [0, nup) and, after the top layer's, the next ones
      * [ntail, T) (the key's state after the batch: it keeps the signature of the next
      * bottom tree's root, which the batch's end takes from here); their upper jobs are
@@ -300,7 +343,7 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
         (lvp_b && (err = dev_buf(d, SFS_F_LVPREP, lvp_b, (void **)&dlvp[0]))) ||
         (lvp_b && two && (err = dev_buf(d, SFS_F_LVPREP2, lvp_b, (void **)&dlvp[1]))) ||
         (err = dev_buf(d, SFS_F_SIG, sig_bytes, (void **)&dsig)) ||
-        (err = dev_buf(d, SFS_F_JOBS, j_bytes, (void **)&djobs)) ||
+        (err = dev_buf(d, SFS_F_JOBS, uj.bytes, (void **)&djobs)) ||
         (err = dev_buf(d, SFS_F_UPPREP, T * len * 15 * 64 + 64, (void **)&dupp)) ||
         (err = dev_buf(d, SFS_F_OUT, out_bytes, (void **)&dout)) ||
         (err = host_buf(d, SFS_F_NODES, node_bytes, (void **)&hnodes)) ||
@@ -346,7 +389,7 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
     a.nodes = dnodes;
     a.wots0 = dsig;
     a.r = dig ? dup + a_msg : dsig + count * len * 32;
-    a.upper = djobs + j_sig;
+    a.upper = djobs + uj.sig;
     a.out = dout;
     a.first = first;
     for (unsigned j = 0; j < D; j++) {
@@ -455,26 +498,7 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
                                                cudaMemcpyDeviceToDevice, st),
                                "cudaMemcpyAsync", __LINE__);
         below_top(ka, kb, [&](uint64_t ja, uint64_t jb) {
-            xf_up_args u;
-            u.nodes = dnodes;
-            u.layer = f.layer;
-            u.tree = f.tree;
-            u.job_layer = (uint32_t *)djobs;
-            u.job_leaf = (uint32_t *)(djobs + j_leaf);
-            u.job_tree = (uint64_t *)(djobs + j_tree);
-            u.job_digits = djobs + j_dig;
-            u.k0 = (uint32_t)ja;
-            u.njobs = (uint32_t)(jb - ja);
-            u.h = H;
-            u.len1 = p->len1;
-            u.len = (uint32_t)len;
-            xf_upper_jobs<<<sfs_blocks(jb - ja), SFS_THREADS, 0, st>>>(u);
-            xs_jobs j;
-            j.layer = u.job_layer;
-            j.leaf = u.job_leaf;
-            j.tree = u.job_tree;
-            j.digits = u.job_digits;
-            xf_upper_sign<<<sfs_blocks((jb - ja) * len), SFS_THREADS, 0, st>>>(f, xmid, j, (uint32_t)ja, u.njobs, dupp + ja * len * 15 * 16, djobs + j_sig + ja * len * 32);
+            xf_sign_roots(f, xmid, p, dnodes, djobs, uj, ja, jb, dupp, st);
         });
         tl.mark(st, q, "made", (long)ka, (long)kb);
     };
@@ -608,7 +632,7 @@ static int xmss_fused(device_ctx *d, const hbs_xmss_params *p, const uint8_t *sk
              * none): the key's state after the batch holds one of them, and the batch's end
              * takes it from there */
             (g + 1 == groups &&
-             (err = cuda_err(cudaMemcpyAsync(hupsig, djobs + j_sig, T * len * 32,
+             (err = cuda_err(cudaMemcpyAsync(hupsig, djobs + uj.sig, T * len * 32,
                                              cudaMemcpyDeviceToHost, d->copy),
                              "cudaMemcpyAsync", __LINE__))) ||
             (err = cuda_err(cudaEventRecord(ev[3 + 2 * g], d->copy), "cudaEventRecord", __LINE__)))
@@ -858,20 +882,6 @@ int xmss_batch(device_ctx *d, const hbs_leaf_engine *e, const uint8_t *st, size_
     return err;
 }
 
-/* Key generation's upper jobs (xmss_keygen_run.djobs): each signed root's signer, its layer,
- * leaf and tree, then the digits, then the signatures (the fused batch's layout). */
-struct keygen_jobs {
-    size_t leaf, tree, dig, sig, bytes;
-    keygen_jobs(size_t nj, size_t len)
-    {
-        leaf = 4 * nj;
-        tree = (leaf + 4 * nj + 7) & ~(size_t)7;
-        dig = tree + 8 * nj;
-        sig = (dig + len * nj + 7) & ~(size_t)7;
-        bytes = sig + len * 32 * nj + 8;
-    }
-};
-
 static const hbs_xmss_params *keygen_set(const hbs_xmss_leaf_job *jobs, size_t njobs, unsigned H)
 {
     const hbs_xmss_params *p = hbs_xmss_params_by_oid(jobs[0].mt, jobs[0].oid);
@@ -915,7 +925,7 @@ int xmss_keygen_begin(device_ctx *d, const hbs_xmss_leaf_job *jobs, size_t njobs
     for (size_t k = 0; k + 1 < njobs; k++)
         if (jobs[k + 1].layer != jobs[k].layer + 1 || jobs[k + 1].tree != jobs[k].tree >> H)
             r->nsig = 0;
-    const keygen_jobs kj(r->nsig, len);
+    const upper_jobs kj(r->nsig, len);
     /* (staged from pageable memory: the copy has its bytes when it returns, where a pinned
      * buffer of the pool could be written over by the next call before the copy runs) */
     r->a_tree = (4 * njobs + 7) & ~(size_t)7;
@@ -957,29 +967,9 @@ int xmss_keygen_end(device_ctx *d, const hbs_xmss_leaf_job *jobs, size_t njobs, 
     x256_mid mid;
     keygen_args(f, mid, p, jobs, H, r, r.nsig > 0);
     xf_levels_build(f, mid, 0, njobs, r.dnodes, r.dlvp, d->stream);
-    if (r.nsig) {
-        const keygen_jobs kj(r.nsig, len);
-        xf_up_args u;
-        u.nodes = r.dnodes;
-        u.layer = f.layer;
-        u.tree = f.tree;
-        u.job_layer = (uint32_t *)r.djobs;
-        u.job_leaf = (uint32_t *)(r.djobs + kj.leaf);
-        u.job_tree = (uint64_t *)(r.djobs + kj.tree);
-        u.job_digits = r.djobs + kj.dig;
-        u.k0 = 0;
-        u.njobs = (uint32_t)r.nsig;
-        u.h = H;
-        u.len1 = p->len1;
-        u.len = (uint32_t)len;
-        xf_upper_jobs<<<sfs_blocks(r.nsig), SFS_THREADS, 0, d->stream>>>(u);
-        xs_jobs j;
-        j.layer = u.job_layer;
-        j.leaf = u.job_leaf;
-        j.tree = u.job_tree;
-        j.digits = u.job_digits;
-        xf_upper_sign<<<sfs_blocks(r.nsig * len), SFS_THREADS, 0, d->stream>>>(f, mid, j, 0, u.njobs, r.dupp, r.djobs + kj.sig);
-    }
+    if (r.nsig)
+        xf_sign_roots(f, mid, p, r.dnodes, r.djobs, upper_jobs(r.nsig, len), 0, r.nsig, r.dupp,
+                      d->stream);
     hbs_memzero(&mid, sizeof mid);
     HBS_CUDA(cudaGetLastError());
     return HBS_OK;
@@ -993,7 +983,7 @@ int xmss_keygen_back(device_ctx *d, const hbs_xmss_leaf_job *jobs, size_t njobs,
         return HBS_ERR_UNSUPPORTED;
     const size_t len = p->len, tn = ((size_t)2 << H) - 1, nb = njobs * tn * 32,
                  sb = r.nsig * len * 32;
-    const keygen_jobs kj(r.nsig, len);
+    const upper_jobs kj(r.nsig, len);
     uint8_t *h;
     int err;
     /* through page-locked memory: from pageable memory the copy back of an XMSS^MT key's
