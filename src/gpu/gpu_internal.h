@@ -66,7 +66,8 @@ struct tree_fill {
 struct device_ctx {
     int ordinal = 0;
     cudaStream_t stream = nullptr;
-    cudaStream_t side = nullptr;            /* FORS runs here beside the hypertree */
+    cudaStream_t side = nullptr;            /* FORS beside the hypertree; key generation's
+                                             * address-only work beside the chains */
     cudaStream_t copy = nullptr;            /* results going back while kernels run */
     cudaEvent_t fork = nullptr, join = nullptr;
     cudaEvent_t staged[2] = {nullptr, nullptr}; /* halves of a double-buffered upload */

@@ -32,10 +32,10 @@ struct wots_memo {
 /* Key generation's whole XMSS trees (SHA-256, n = 32, height H; xmss_sign.cu), on
  * d->stream around the kernels of their leaves, d->lock held; HBS_ERR_UNSUPPORTED for other
  * sets.
- * - xmss_keygen_begin, before them: the trees' places go up, and the work that needs no leaf
- *   runs: the address-only parts of the inner nodes, and those of the WOTS+ signature of
- *   each job's root by the next job's leaf where the jobs are one tree a layer, each the
- *   parent of the one before (a key's current trees).
+ * - xmss_keygen_begin, before them: the trees' places go up and the work that needs no leaf
+ *   runs, on d->side beside them: the address-only parts of the inner nodes, and those of
+ *   the WOTS+ signature of each job's root by the next job's leaf where the jobs are one
+ *   tree a layer, each the parent of the one before (a key's current trees).
  * - xmss_keygen_end: the levels above the leaves (dleaves, 2^H of each job in turn) into
  *   r.dnodes (each job's 2^(H+1) - 1 nodes, leaves first), then those signatures.
  * - xmss_keygen_back: all of it back, the nodes to out, the signatures to d->keygen_sigs. */
