@@ -295,8 +295,13 @@ static void xmss_launches(cudaStream_t st, const xv_set &x, sfv_jobs d, const sf
         phase_mark(st, PH_CHAINS);
         int from = 0;
         uint32_t height = 0;
-        for (uint32_t l = x.len; l > 1; l = (l + 1) / 2, height++, from ^= 1)
-            xv_ltree<F, REG><<<blocks_of((size_t)c * ((l + 1) / 2)), SFV_THREADS, 0, st>>>(x, d, w, layer, l, height, from, c);
+        if (REG && x.len <= X256_LT_LEN) {
+            const uint32_t P = x256_lt_pack(x.len);
+            xv_ltree_packed<<<(c + P - 1) / P, X256_LT_THREADS, 0, st>>>(x, d, w, layer, c);
+        } else {
+            for (uint32_t l = x.len; l > 1; l = (l + 1) / 2, height++, from ^= 1)
+                xv_ltree<F, REG><<<blocks_of((size_t)c * ((l + 1) / 2)), SFV_THREADS, 0, st>>>(x, d, w, layer, l, height, from, c);
+        }
         phase_mark(st, PH_LTREE);
         xv_path<F, REG><<<blocks_of(c), SFV_THREADS, 0, st>>>(x, d, w, layer, from, c);
         phase_mark(st, PH_PATH);

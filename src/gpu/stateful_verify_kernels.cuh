@@ -6,7 +6,8 @@
  *   scan      one thread: where each digit value's chains start in the task list
  *   scatter   a thread per job: its chains into the task list, grouped by digit
  *   chains    a thread per chain, longest chains first: the chain's remaining steps
- *   ltree     (XMSS) a thread per pair of nodes, one launch per level of the L-tree
+ *   ltree     (XMSS) a thread per pair of nodes, one launch per level of the L-tree; with
+ *             SHA-256 and n = 32 several jobs' whole L-trees a block, one launch
  *   path      (XMSS) a thread per job: up the authentication path; the root is the next
  *             layer's message, or compared with the public key on the last layer
  *   finish    (LMS) a thread per job: K, the leaf, up the path, compared with the key
@@ -350,6 +351,35 @@ __global__ void xv_ltree(xv_set s, sfv_jobs j, sfv_scratch w,
         for (unsigned k = 0; k < n; k++)
             out[k] = r[k];
     }
+}
+
+/* The whole L-trees of x256_lt_pack(len) jobs a block (SHA-256, n = 32: the register
+ * hashes), each job with its own key, from the chain ends in ends[0]; the root goes to the
+ * start of the job's ends[0]. One launch in place of a launch a level (H200, 16,384
+ * XMSS^MT signatures: 1.72 ms of L-trees in those, 14 launches, at 58 % of the hash
+ * ceiling). */
+__global__ void __launch_bounds__(X256_LT_THREADS)
+    xv_ltree_packed(xv_set s, sfv_jobs j, sfv_scratch w, uint32_t layer, uint32_t count)
+{
+    const uint32_t P = x256_lt_pack(s.len), g0 = blockIdx.x * P;
+    if (g0 >= count)
+        return;
+    const uint32_t leaves = count - g0 < P ? count - g0 : P;
+    uint8_t *ends = w.ends[0] + (size_t)g0 * w.stride * 32;
+    x256_ltree_block_keys<true>(
+        ends, s.len, leaves, [&](uint32_t p) { return w.mid + (size_t)(g0 + p) * 8; },
+        [&](uint32_t p, uint32_t a[8]) {
+            const xv_pos at = xv_locate(s, j.sig[g0 + p], layer);
+            a[0] = layer;
+            a[1] = (uint32_t)(at.tree >> 32);
+            a[2] = (uint32_t)at.tree;
+            a[3] = 1;
+            a[4] = at.leaf;
+        },
+        [&](uint32_t p, const uint32_t *root) {
+            for (int k = 0; k < 8; k++)
+                put_be32(ends + (size_t)p * w.stride * 32 + 4 * k, root[k]);
+        });
 }
 
 /* Up the authentication path from the L-tree's root (in ends[from]); on the last layer the
