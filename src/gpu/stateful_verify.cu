@@ -237,27 +237,36 @@ static void phase_mark(cudaStream_t st, int k)
     last = t;
 }
 
-/* Chains per job and bytes per chain end, for a job's set. */
-static void job_shape(const sfv_job &j, size_t *chains, size_t *n)
+/* The register-resident SHA-256 kernels (n = 32 and toByte(.., 32)) serve the set. */
+static bool xv_reg(const hbs_xmss_params *p)
+{
+    return p->func == XMSS_FUNC_SHA256 && p->n == 32 && p->padlen == 32;
+}
+
+/* Chains per job and bytes per chain end, for a job's set; levels: the path levels of all
+ * its layers whose address-only parts xv_path_prep works out ahead (0: none). */
+static void job_shape(const sfv_job &j, size_t *chains, size_t *n, size_t *levels)
 {
     if (!j.ots) {
         const hbs_xmss_params *p = (const hbs_xmss_params *)j.set;
         *chains = p->len;
         *n = p->n;
+        *levels = xv_reg(p) ? (size_t)p->d * p->tree_h : 0;
     } else {
         *chains = j.ots->p;
         *n = j.ots->n;
+        *levels = 0;
     }
 }
 
 /* Scratch bytes of a launch group of count jobs (layout: carve below). */
-static size_t scratch_bytes(size_t count, size_t chains, size_t n)
+static size_t scratch_bytes(size_t count, size_t chains, size_t n, size_t levels)
 {
     return 2 * SFV_BUCKETS * 4 + count * (64 + 32 + 4 * chains) + align8(count * chains) +
-           2 * count * chains * n;
+           2 * count * chains * n + count * levels * 96;
 }
 
-static sfv_scratch carve(uint8_t *base, size_t count, size_t chains, size_t n)
+static sfv_scratch carve(uint8_t *base, size_t count, size_t chains, size_t n, size_t levels)
 {
     sfv_scratch w;
     size_t at = 0;
@@ -274,6 +283,8 @@ static sfv_scratch carve(uint8_t *base, size_t count, size_t chains, size_t n)
     w.ends[0] = base + at;
     at += count * chains * n;
     w.ends[1] = base + at;
+    at += count * chains * n;
+    w.pprep = levels ? (uint32_t *)(base + at) : nullptr;
     w.stride = (uint32_t)chains;
     return w;
 }
@@ -285,6 +296,8 @@ static void xmss_launches(cudaStream_t st, const xv_set &x, sfv_jobs d, const sf
     phase_mark(st, -1);
     sfv_clear<<<1, 1, 0, st>>>(w.hist);
     xv_start<F, REG><<<blocks_of(c), SFV_THREADS, 0, st>>>(x, d, w, c);
+    if (REG)
+        xv_path_prep<<<blocks_of((size_t)c * x.d * x.tree_h), SFV_THREADS, 0, st>>>(x, d, w, c);
     phase_mark(st, PH_START);
     for (uint32_t layer = 0; layer < x.d; layer++) {
         xv_digits<<<blocks_of(c), SFV_THREADS, 0, st>>>(x, w, c);
@@ -330,11 +343,11 @@ static void lms_launches(cudaStream_t st, const lv_set &l, sfv_jobs d, const sfv
 static int launch_set(cudaStream_t stream, uint8_t *scratch, const sfv_job &j0, sfv_jobs dj,
                       size_t first, size_t count)
 {
-    size_t chains, n;
-    job_shape(j0, &chains, &n);
+    size_t chains, n, levels;
+    job_shape(j0, &chains, &n, &levels);
     for (size_t at = first; at < first + count; at += SFV_GROUP_JOBS) {
         const uint32_t c = (uint32_t)std::min((size_t)SFV_GROUP_JOBS, first + count - at);
-        const sfv_scratch w = carve(scratch, c, chains, n);
+        const sfv_scratch w = carve(scratch, c, chains, n, levels);
         sfv_jobs d = dj;
         d.pk += at;
         d.sig += at;
@@ -344,7 +357,7 @@ static int launch_set(cudaStream_t stream, uint8_t *scratch, const sfv_job &j0, 
         if (!j0.ots) {
             const hbs_xmss_params *p = (const hbs_xmss_params *)j0.set;
             const xv_set x = {p->n, p->padlen, p->len, p->len1, p->d, p->tree_h, p->idx_bytes};
-            if (p->func == XMSS_FUNC_SHA256 && p->n == 32 && p->padlen == 32)
+            if (xv_reg(p))
                 xmss_launches<SF_SHA256, true>(stream, x, d, w, c);
             else if (p->func == XMSS_FUNC_SHA256)
                 xmss_launches<SF_SHA256, false>(stream, x, d, w, c);
@@ -384,11 +397,12 @@ static size_t sort_jobs(std::vector<sfv_job> &jobs)
         std::stable_sort(jobs.begin(), jobs.end(), before);
     size_t need = 0;
     for (size_t first = 0; first < jobs.size();) {
-        size_t end = first + 1, chains, n;
+        size_t end = first + 1, chains, n, levels;
         while (end < jobs.size() && same_set(jobs[end], jobs[first]))
             end++;
-        job_shape(jobs[first], &chains, &n);
-        need = std::max(need, scratch_bytes(std::min(end - first, (size_t)SFV_GROUP_JOBS), chains, n));
+        job_shape(jobs[first], &chains, &n, &levels);
+        need = std::max(need, scratch_bytes(std::min(end - first, (size_t)SFV_GROUP_JOBS), chains,
+                                            n, levels));
         first = end;
     }
     return need;
@@ -792,9 +806,9 @@ static int verify_device(device_ctx *d, const dev_set &ds, int *d_results, const
     const size_t L = ds.levels, piece = SFV_GROUP_JOBS / L;
     size_t scratch = 0;
     for (unsigned k = 0; k < L; k++) {
-        size_t chains, n;
-        job_shape(ds.level[k], &chains, &n);
-        scratch = std::max(scratch, scratch_bytes(std::min(count, piece), chains, n));
+        size_t chains, n, levels;
+        job_shape(ds.level[k], &chains, &n, &levels);
+        scratch = std::max(scratch, scratch_bytes(std::min(count, piece), chains, n, levels));
     }
     const size_t jobs_max = std::min(count, piece) * L;
     const size_t arrays = align8(jobs_max * (3 * 8 + 4 + 1)) + align8(std::min(count, piece));
