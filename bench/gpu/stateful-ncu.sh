@@ -9,6 +9,8 @@
 #   bench/gpu/stateful-ncu.sh [build dir]     (default build-gpu; built here if missing)
 # Writes the reports (.ncu-rep) and their text to $OUT (or /tmp): ncu-keygen.txt and
 # ncu-sign.txt, and prints the lines that matter most. About two minutes of device time.
+# STATEFUL_NCU (default keygen,sign,verify) picks the reports: verify profiles the batch
+# verifier's chains, L-trees and path (batches of 16,384 in one chunk), ncu-verify.txt.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 B=${1:-build-gpu}
@@ -35,10 +37,18 @@ profile() {
         "$out/ncu-$what.txt" | head -n 80
 }
 status=0
-profile keygen 'xmss_chains_sha256|xmss_ltree_sha256|xf_levels' 3 6 \
+want() { case ",${STATEFUL_NCU:-keygen,sign,verify}," in *",$1,"*) return 0 ;; esac; return 1; }
+want keygen && { profile keygen 'xmss_chains_sha256|xmss_ltree_sha256|xf_levels' 3 6 \
     "$B/hbs" bench --gpu --stateful --ops keygen -a XMSSMT-SHA2_20/2_256 --iterations 2 ||
-    status=1
-profile sign 'xf_chains|xf_ltree' 8 8 \
+    status=1; }
+want sign && { profile sign 'xf_chains|xf_ltree' 8 8 \
     "$B/hbs" bench --gpu --stateful --ops sign -a XMSSMT-SHA2_20/2_256 --iterations 1 ||
-    status=1
+    status=1; }
+# (the bench verifies its batch several times: the first calls' launches are skipped; 9
+# launches are one layer's chains, L-tree levels and path, or a call and a half with the
+# L-trees in one launch a layer; NCU_VERIFY_SKIP and NCU_VERIFY_COUNT say otherwise)
+want verify && { export HBS_GPU_VERIFY_CHUNK=16384; profile verify 'xv_chains|xv_ltree|xv_path' \
+    "${NCU_VERIFY_SKIP:-18}" "${NCU_VERIFY_COUNT:-9}" \
+    "$B/hbs" bench --gpu --stateful --ops verify -a XMSSMT-SHA2_20/2_256 --iterations 1 ||
+    status=1; unset HBS_GPU_VERIFY_CHUNK; }
 exit $status
