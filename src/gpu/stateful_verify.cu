@@ -243,15 +243,16 @@ static bool xv_reg(const hbs_xmss_params *p)
     return p->func == XMSS_FUNC_SHA256 && p->n == 32 && p->padlen == 32;
 }
 
-/* Chains per job and bytes per chain end, for a job's set; levels: the path levels of all
- * its layers whose address-only parts xv_path_prep works out ahead (0: none). */
+/* Chains per job and bytes per chain end, for a job's set; levels: the H calls whose
+ * address-only parts are worked out ahead, all path levels of its layers (xv_path_prep) and
+ * the len - 1 of one L-tree (xv_ltree_prep); 0: none. */
 static void job_shape(const sfv_job &j, size_t *chains, size_t *n, size_t *levels)
 {
     if (!j.ots) {
         const hbs_xmss_params *p = (const hbs_xmss_params *)j.set;
         *chains = p->len;
         *n = p->n;
-        *levels = xv_reg(p) ? (size_t)p->d * p->tree_h : 0;
+        *levels = xv_reg(p) ? (size_t)p->d * p->tree_h + p->len - 1 : 0;
     } else {
         *chains = j.ots->p;
         *n = j.ots->n;
@@ -285,8 +286,21 @@ static sfv_scratch carve(uint8_t *base, size_t count, size_t chains, size_t n, s
     w.ends[1] = base + at;
     at += count * chains * n;
     w.pprep = levels ? (uint32_t *)(base + at) : nullptr;
+    /* (the L-tree's len - 1 = chains - 1 calls last) */
+    w.lprep = levels ? w.pprep + (levels - (chains - 1)) * 24 * count : nullptr;
     w.stride = (uint32_t)chains;
     return w;
+}
+
+/* HBS_GPU_VERIFY_LTREE=packed: the L-trees as whole trees a block (xv_ltree_packed) in place
+ * of their parts ahead and a launch a level (for measuring the two on a GPU). */
+static bool ltree_levels()
+{
+    static const bool on = [] {
+        const char *v = getenv("HBS_GPU_VERIFY_LTREE");
+        return !v || strcmp(v, "packed") != 0;
+    }();
+    return on;
 }
 
 template <int F, bool REG>
@@ -308,7 +322,12 @@ static void xmss_launches(cudaStream_t st, const xv_set &x, sfv_jobs d, const sf
         phase_mark(st, PH_CHAINS);
         int from = 0;
         uint32_t height = 0;
-        if (REG && x.len <= X256_LT_LEN) {
+        if (REG && ltree_levels()) {
+            uint32_t first = 0;
+            xv_ltree_prep<<<blocks_of((size_t)c * (x.len - 1)), SFV_THREADS, 0, st>>>(x, d, w, layer, c);
+            for (uint32_t l = x.len; l > 1; first += l / 2, l = (l + 1) / 2, from ^= 1)
+                xv_ltree_data<<<blocks_of((size_t)c * ((l + 1) / 2)), SFV_THREADS, 0, st>>>(x, w, l, first, from, c);
+        } else if (REG && x.len <= X256_LT_LEN) {
             const uint32_t P = x256_lt_pack(x.len);
             xv_ltree_packed<<<(c + P - 1) / P, X256_LT_THREADS, 0, st>>>(x, d, w, layer, c);
         } else {

@@ -53,6 +53,9 @@ struct sfv_scratch {
      * word-major ((layer * tree_h + level) * 24 + word) * count + job, so that a warp's
      * loads of one word are one run */
     uint32_t *pprep;
+    /* the L-trees' address-only parts (xv_ltree_prep), the same way: (call * 24 + word) *
+     * count + job, the len - 1 calls of a job's L-tree numbered level by level */
+    uint32_t *lprep;
     uint32_t stride; /* chains per job */
 };
 
@@ -355,6 +358,74 @@ __global__ void xv_ltree(xv_set s, sfv_jobs j, sfv_scratch w,
         for (unsigned k = 0; k < n; k++)
             out[k] = r[k];
     }
+}
+
+/* The address-only parts of all len - 1 H calls of every job's L-tree on this layer, a
+ * thread a call (x256_h_prep: four of H's six compressions). The levels (xv_ltree_data) are
+ * left two compressions a call: the launches of the small top levels, a few calls a job,
+ * had run a whole H a thread with the multiprocessors nearly empty (H100, ncu: 54-85 us
+ * each at 6-28 % occupancy for 16,384 jobs). */
+__global__ void xv_ltree_prep(xv_set s, sfv_jobs j, sfv_scratch w, uint32_t layer,
+                              uint32_t count)
+{
+    const uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= (uint64_t)count * (s.len - 1))
+        return;
+    const uint32_t job = (uint32_t)(t % count), c = (uint32_t)(t / count);
+    uint32_t l = s.len, off = 0, lvl = 0;
+    while (c >= off + l / 2) {
+        off += l / 2;
+        l -= l / 2;
+        lvl++;
+    }
+    const xv_pos at = xv_locate(s, j.sig[job], layer);
+    uint32_t mid[8], st1[8], bm0[8], bm1[8],
+        a[8] = {layer, (uint32_t)(at.tree >> 32), (uint32_t)at.tree, 1, at.leaf, lvl, c - off, 0};
+    for (int k = 0; k < 8; k++)
+        mid[k] = w.mid[(size_t)job * 8 + k];
+    x256_h_prep_folded(st1, bm0, bm1, mid, a);
+    uint32_t *out = w.lprep + (size_t)c * 24 * count + job;
+#pragma unroll
+    for (int k = 0; k < 8; k++) {
+        out[(size_t)k * count] = st1[k];
+        out[(size_t)(8 + k) * count] = bm0[k];
+        out[(size_t)(16 + k) * count] = bm1[k];
+    }
+}
+
+/* One level of every job's L-tree from xv_ltree_prep's parts: the level's l nodes in
+ * ends[from] to its (l + 1) / 2 parents in ends[from ^ 1], its calls numbered from first.
+ * A thread a parent, the jobs' threads side by side (the prep loads are one run a warp);
+ * the chain ends are 4-aligned, read and written a word at a time. */
+__global__ void xv_ltree_data(xv_set s, sfv_scratch w, uint32_t l, uint32_t first, int from,
+                              uint32_t count)
+{
+    const uint32_t per = (l + 1) / 2;
+    const uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= (uint64_t)count * per)
+        return;
+    const uint32_t job = (uint32_t)(t % count), i = (uint32_t)(t / count);
+    const uint32_t *in = (const uint32_t *)(w.ends[from] + (size_t)job * w.stride * 32);
+    uint32_t *out = (uint32_t *)(w.ends[from ^ 1] + ((size_t)job * w.stride + i) * 32);
+    if (2 * i + 1 >= l) {
+        for (int k = 0; k < 8; k++)
+            out[k] = in[(size_t)(l - 1) * 8 + k];
+        return;
+    }
+    uint32_t lw[8], rw[8], r[8], st1[8], bm0[8], bm1[8];
+    const uint32_t *pp = w.lprep + (size_t)(first + i) * 24 * count + job;
+#pragma unroll
+    for (int k = 0; k < 8; k++) {
+        lw[k] = bswap32(in[(size_t)2 * i * 8 + k]);
+        rw[k] = bswap32(in[(size_t)(2 * i + 1) * 8 + k]);
+        st1[k] = pp[(size_t)k * count];
+        bm0[k] = pp[(size_t)(8 + k) * count];
+        bm1[k] = pp[(size_t)(16 + k) * count];
+    }
+    x256_h_data<true>(r, st1, bm0, bm1, lw, rw);
+#pragma unroll
+    for (int k = 0; k < 8; k++)
+        out[k] = bswap32(r[k]);
 }
 
 /* The whole L-trees of x256_lt_pack(len) jobs a block (SHA-256, n = 32: the register
