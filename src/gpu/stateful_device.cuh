@@ -657,12 +657,10 @@ __host__ __device__ __forceinline__ uint32_t x256_lt_pack(uint32_t len)
     return p < X256_LT_P ? p : X256_LT_P;
 }
 
-/* (mid_of(p): the PRF midstate of leaf p's key, 8 words: the verifier's leaves are each
- * of their own key) */
-template <bool INL = false, typename Mid, typename Addr>
-__device__ __forceinline__ void x256_ltree_packed_keys(uint32_t *nodew, uint32_t *prep,
-                                                       const Mid &mid_of, uint32_t len,
-                                                       uint32_t leaves, const Addr &addr)
+template <bool INL = false, typename Addr>
+__device__ __forceinline__ void x256_ltree_packed(uint32_t *nodew, uint32_t *prep,
+                                                  const uint32_t mid[8], uint32_t len,
+                                                  uint32_t leaves, const Addr &addr)
 {
     const uint32_t tid = threadIdx.x;
     for (uint32_t c = tid; c < leaves * (len - 1); c += blockDim.x) {
@@ -673,9 +671,7 @@ __device__ __forceinline__ void x256_ltree_packed_keys(uint32_t *nodew, uint32_t
             lvl++;
         }
         uint32_t a[8], st1[8], bm0[8], bm1[8];
-        const uint32_t p = (c - off) / (l / 2);
-        const uint32_t *mid = mid_of(p);
-        addr(p, a);
+        addr((c - off) / (l / 2), a);
         a[5] = lvl;
         a[6] = (c - off) % (l / 2);
         if constexpr (INL)
@@ -714,42 +710,22 @@ __device__ __forceinline__ void x256_ltree_packed_keys(uint32_t *nodew, uint32_t
     }
 }
 
-/* The same with one key for all the leaves. */
-template <bool INL = false, typename Addr>
-__device__ __forceinline__ void x256_ltree_packed(uint32_t *nodew, uint32_t *prep,
-                                                  const uint32_t mid[8], uint32_t len,
-                                                  uint32_t leaves, const Addr &addr)
-{
-    x256_ltree_packed_keys<INL>(
-        nodew, prep, [mid](uint32_t) { return mid; }, len, leaves, addr);
-}
-
-/* A block's L-trees (x256_ltree_packed_keys) from global memory: the chain ends of `leaves`
+/* A block's L-trees (x256_ltree_packed) from global memory: the chain ends of `leaves`
  * consecutive leaves at vals (len * 32 bytes a leaf), leaves at most x256_lt_pack(len);
- * root(p, w) takes leaf p's root (8 words). For the kernels of key generation, of the batch
- * signer and of the verifier, which differ in the keys, the address and where the root
- * goes. */
-template <bool INL = false, typename Mid, typename Addr, typename Root>
-__device__ __forceinline__ void x256_ltree_block_keys(const uint8_t *vals, uint32_t len,
-                                                      uint32_t leaves, const Mid &mid_of,
-                                                      const Addr &addr, const Root &root)
-{
-    __shared__ uint32_t nodew[X256_LT_NODEW], prep[X256_LT_PREPW];
-    for (uint32_t k = threadIdx.x; k < leaves * len * 8; k += blockDim.x)
-        nodew[k] = be32(vals + 4 * k);
-    __syncthreads();
-    x256_ltree_packed_keys<INL>(nodew, prep, mid_of, len, leaves, addr);
-    for (uint32_t p = threadIdx.x; p < leaves; p += blockDim.x)
-        root(p, (const uint32_t *)(nodew + p * len * 8));
-}
-
+ * root(p, w) takes leaf p's root (8 words). For the kernels of key generation and of the
+ * batch signer, which differ only in the address and where the root goes. */
 template <bool INL = false, typename Addr, typename Root>
 __device__ __forceinline__ void x256_ltree_block(const uint8_t *vals, uint32_t len,
                                                  uint32_t leaves, const uint32_t mid[8],
                                                  const Addr &addr, const Root &root)
 {
-    x256_ltree_block_keys<INL>(
-        vals, len, leaves, [mid](uint32_t) { return mid; }, addr, root);
+    __shared__ uint32_t nodew[X256_LT_NODEW], prep[X256_LT_PREPW];
+    for (uint32_t k = threadIdx.x; k < leaves * len * 8; k += blockDim.x)
+        nodew[k] = be32(vals + 4 * k);
+    __syncthreads();
+    x256_ltree_packed<INL>(nodew, prep, mid, len, leaves, addr);
+    for (uint32_t p = threadIdx.x; p < leaves; p += blockDim.x)
+        root(p, (const uint32_t *)(nodew + p * len * 8));
 }
 
 /* The L-tree of one leaf on one thread, in place over its len chain ends at node (8 words a

@@ -292,17 +292,6 @@ static sfv_scratch carve(uint8_t *base, size_t count, size_t chains, size_t n, s
     return w;
 }
 
-/* HBS_GPU_VERIFY_LTREE=packed: the L-trees as whole trees a block (xv_ltree_packed) in place
- * of their parts ahead and a launch a level (for measuring the two on a GPU). */
-static bool ltree_levels()
-{
-    static const bool on = [] {
-        const char *v = getenv("HBS_GPU_VERIFY_LTREE");
-        return !v || strcmp(v, "packed") != 0;
-    }();
-    return on;
-}
-
 template <int F, bool REG>
 static void xmss_launches(cudaStream_t st, const xv_set &x, sfv_jobs d, const sfv_scratch &w, uint32_t c)
 {
@@ -310,7 +299,7 @@ static void xmss_launches(cudaStream_t st, const xv_set &x, sfv_jobs d, const sf
     phase_mark(st, -1);
     sfv_clear<<<1, 1, 0, st>>>(w.hist);
     xv_start<F, REG><<<blocks_of(c), SFV_THREADS, 0, st>>>(x, d, w, c);
-    if (REG)
+    if constexpr (REG)
         xv_path_prep<<<blocks_of((size_t)c * x.d * x.tree_h), SFV_THREADS, 0, st>>>(x, d, w, c);
     phase_mark(st, PH_START);
     for (uint32_t layer = 0; layer < x.d; layer++) {
@@ -321,18 +310,13 @@ static void xmss_launches(cudaStream_t st, const xv_set &x, sfv_jobs d, const sf
         xv_chains<F, REG><<<blocks_of(tasks), SFV_THREADS, 0, st>>>(x, d, w, layer, tasks);
         phase_mark(st, PH_CHAINS);
         int from = 0;
-        uint32_t height = 0;
-        if (REG && ltree_levels()) {
-            uint32_t first = 0;
+        if constexpr (REG) {
             xv_ltree_prep<<<blocks_of((size_t)c * (x.len - 1)), SFV_THREADS, 0, st>>>(x, d, w, layer, c);
-            for (uint32_t l = x.len; l > 1; first += l / 2, l = (l + 1) / 2, from ^= 1)
+            for (uint32_t l = x.len, first = 0; l > 1; first += l / 2, l = (l + 1) / 2, from ^= 1)
                 xv_ltree_data<<<blocks_of((size_t)c * ((l + 1) / 2)), SFV_THREADS, 0, st>>>(x, w, l, first, from, c);
-        } else if (REG && x.len <= X256_LT_LEN) {
-            const uint32_t P = x256_lt_pack(x.len);
-            xv_ltree_packed<<<(c + P - 1) / P, X256_LT_THREADS, 0, st>>>(x, d, w, layer, c);
         } else {
-            for (uint32_t l = x.len; l > 1; l = (l + 1) / 2, height++, from ^= 1)
-                xv_ltree<F, REG><<<blocks_of((size_t)c * ((l + 1) / 2)), SFV_THREADS, 0, st>>>(x, d, w, layer, l, height, from, c);
+            for (uint32_t l = x.len, height = 0; l > 1; l = (l + 1) / 2, height++, from ^= 1)
+                xv_ltree<F><<<blocks_of((size_t)c * ((l + 1) / 2)), SFV_THREADS, 0, st>>>(x, d, w, layer, l, height, from, c);
         }
         phase_mark(st, PH_LTREE);
         xv_path<F, REG><<<blocks_of(c), SFV_THREADS, 0, st>>>(x, d, w, layer, from, c);

@@ -318,8 +318,9 @@ __global__ void xv_chains(xv_set s, sfv_jobs j, sfv_scratch w,
 }
 
 /* One level of the L-tree: l nodes in ends[from] become (l + 1) / 2 in the other buffer
- * (an odd last node moves up unhashed). */
-template <int F, bool REG>
+ * (an odd last node moves up unhashed). The byte-stream hashes: the register ones go
+ * through xv_ltree_prep and xv_ltree_data. */
+template <int F>
 __global__ void xv_ltree(xv_set s, sfv_jobs j, sfv_scratch w,
                          uint32_t layer, uint32_t l, uint32_t height, int from, uint32_t count)
 {
@@ -335,29 +336,16 @@ __global__ void xv_ltree(xv_set s, sfv_jobs j, sfv_scratch w,
             out[k] = in[(size_t)(l - 1) * n + k];
         return;
     }
-    const uint8_t *pk = j.pk[job], *sig = j.sig[job];
-    const xv_pos at = xv_locate(s, sig, layer);
-    if constexpr (REG) {
-        uint32_t mid[8], lw[8], rw[8], r[8], a[8] = {layer, (uint32_t)(at.tree >> 32),
-                                                     (uint32_t)at.tree, 1, at.leaf, height, i, 0};
-        for (int k = 0; k < 8; k++)
-            mid[k] = w.mid[(size_t)job * 8 + k];
-        words_be(lw, in + (size_t)2 * i * 32, 8);
-        words_be(rw, in + (size_t)(2 * i + 1) * 32, 8);
-        x256_h<true>(r, mid, a, lw, rw);
-        for (int k = 0; k < 8; k++)
-            put_be32(out + 4 * k, r[k]);
-    } else {
-        xmss_args x;
-        uint8_t adrs[32], pair[128], r[64];
-        xv_args(x, s, pk);
-        xv_adrs(adrs, layer, at.tree, 1, at.leaf, height, i);
-        for (unsigned k = 0; k < 2 * n; k++)
-            pair[k] = in[(size_t)2 * i * n + k];
-        x_thash<F>(r, x, adrs, pair, 2);
-        for (unsigned k = 0; k < n; k++)
-            out[k] = r[k];
-    }
+    const xv_pos at = xv_locate(s, j.sig[job], layer);
+    xmss_args x;
+    uint8_t adrs[32], pair[128], r[64];
+    xv_args(x, s, j.pk[job]);
+    xv_adrs(adrs, layer, at.tree, 1, at.leaf, height, i);
+    for (unsigned k = 0; k < 2 * n; k++)
+        pair[k] = in[(size_t)2 * i * n + k];
+    x_thash<F>(r, x, adrs, pair, 2);
+    for (unsigned k = 0; k < n; k++)
+        out[k] = r[k];
 }
 
 /* The address-only parts of all len - 1 H calls of every job's L-tree on this layer, a
@@ -426,35 +414,6 @@ __global__ void xv_ltree_data(xv_set s, sfv_scratch w, uint32_t l, uint32_t firs
 #pragma unroll
     for (int k = 0; k < 8; k++)
         out[k] = bswap32(r[k]);
-}
-
-/* The whole L-trees of x256_lt_pack(len) jobs a block (SHA-256, n = 32: the register
- * hashes), each job with its own key, from the chain ends in ends[0]; the root goes to the
- * start of the job's ends[0]. One launch in place of a launch a level (H200, 16,384
- * XMSS^MT signatures: 1.72 ms of L-trees in those, 14 launches, at 58 % of the hash
- * ceiling). */
-__global__ void __launch_bounds__(X256_LT_THREADS)
-    xv_ltree_packed(xv_set s, sfv_jobs j, sfv_scratch w, uint32_t layer, uint32_t count)
-{
-    const uint32_t P = x256_lt_pack(s.len), g0 = blockIdx.x * P;
-    if (g0 >= count)
-        return;
-    const uint32_t leaves = count - g0 < P ? count - g0 : P;
-    uint8_t *ends = w.ends[0] + (size_t)g0 * w.stride * 32;
-    x256_ltree_block_keys<true>(
-        ends, s.len, leaves, [&](uint32_t p) { return w.mid + (size_t)(g0 + p) * 8; },
-        [&](uint32_t p, uint32_t a[8]) {
-            const xv_pos at = xv_locate(s, j.sig[g0 + p], layer);
-            a[0] = layer;
-            a[1] = (uint32_t)(at.tree >> 32);
-            a[2] = (uint32_t)at.tree;
-            a[3] = 1;
-            a[4] = at.leaf;
-        },
-        [&](uint32_t p, const uint32_t *root) {
-            for (int k = 0; k < 8; k++)
-                put_be32(ends + (size_t)p * w.stride * 32 + 4 * k, root[k]);
-        });
 }
 
 /* The address-only part (x256_h_prep: four of H's six compressions) of every level of
