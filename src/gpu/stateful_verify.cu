@@ -187,20 +187,32 @@ static unsigned blocks_of(size_t threads) { return (unsigned)((threads + SFV_THR
 /* HBS_GPU_VERIFY_TIMING=1: where a call's time goes, on stderr, with the GPU left to run as
  * it does: host parse, host packing (its copies into pinned memory apart), waiting for the
  * GPU. HBS_GPU_VERIFY_TIMING=2 adds the GPU's time per kernel stage, measured by running the
- * stages one at a time (the call is slower then, and the packing takes in the GPU's time). */
+ * stages one at a time (the call is slower then, and the packing takes in the GPU's time).
+ * HBS_GPU_VERIFY_TIMING=3 adds each chunk's span on the GPU, from its stream reaching its
+ * copy up to its verdicts back (events), beside when the host queued it: whether the chunks'
+ * streams overlap, and where the GPU waits for the host. */
 enum { PH_START, PH_DIGITS, PH_CHAINS, PH_LTREE, PH_PATH, PH_COUNT };
 static const char *const phase_names[PH_COUNT] = {"start", "digits+sort", "chains", "ltree",
                                                   "path/finish"};
 static thread_local double phase_ms[PH_COUNT];
 static thread_local bool phase_on;
 struct sfv_timing {
-    bool on;
+    bool on, spans_on;
     double parse = 0, pack = 0, wait = 0, start;
     static thread_local double copy; /* the copies of the packing (stage_run) */
+    /* (mode 3: two events a chunk, around its stage_run; its items, stage and queue time) */
+    std::vector<cudaEvent_t> ev;
+    struct span {
+        size_t items;
+        unsigned stage;
+        double queued;
+    };
+    std::vector<span> spans;
     sfv_timing() : on(getenv("HBS_GPU_VERIFY_TIMING") != nullptr), start(host_ms())
     {
         const char *v = getenv("HBS_GPU_VERIFY_TIMING");
         phase_on = on && strcmp(v, "2") == 0;
+        spans_on = on && strcmp(v, "3") == 0;
         copy = 0;
         for (double &p : phase_ms)
             p = 0;
@@ -209,6 +221,20 @@ struct sfv_timing {
     {
         if (on)
             slot += host_ms() - since;
+    }
+    /* mode 3: an event on st (before and after a chunk's stage_run) */
+    void mark(cudaStream_t st)
+    {
+        cudaEvent_t e;
+        if (spans_on && cudaEventCreate(&e) == cudaSuccess) {
+            cudaEventRecord(e, st);
+            ev.push_back(e);
+        }
+    }
+    void chunk(size_t items, unsigned stage)
+    {
+        if (spans_on)
+            spans.push_back({items, stage, host_ms() - start});
     }
     ~sfv_timing()
     {
@@ -220,6 +246,18 @@ struct sfv_timing {
         if (phase_on)
             for (int k = 0; k < PH_COUNT; k++)
                 fprintf(stderr, "  gpu %-12s %.3f ms\n", phase_names[k], phase_ms[k]);
+        if (spans_on && ev.size() == 2 * spans.size())
+            for (size_t c = 0; c < spans.size(); c++) {
+                float a = 0, b = 0;
+                cudaEventSynchronize(ev[2 * c + 1]);
+                cudaEventElapsedTime(&a, ev[0], ev[2 * c]);
+                cudaEventElapsedTime(&b, ev[0], ev[2 * c + 1]);
+                fprintf(stderr, "  chunk %zu: %zu items, stage %u, queued at %.3f ms: on the GPU "
+                        "from %.3f to %.3f ms\n", c, spans[c].items, spans[c].stage,
+                        spans[c].queued - spans[0].queued, a, b);
+            }
+        for (cudaEvent_t e : ev)
+            cudaEventDestroy(e);
     }
 };
 thread_local double sfv_timing::copy;
@@ -440,7 +478,7 @@ static void pack_block(void *arg, size_t b)
     }
 }
 
-static int stage_run(sfv_stage &s)
+static int stage_run(sfv_stage &s, sfv_timing &tm)
 {
     const size_t nj = s.jobs.size();
     uint64_t *pk = (uint64_t *)s.host, *sig = pk + nj, *msg = sig + nj;
@@ -466,6 +504,7 @@ static int stage_run(sfv_stage &s)
     const double t0 = host_ms();
     hbs_parallel_for((nj + SFV_PACK_BLOCK - 1) / SFV_PACK_BLOCK, pack_block, &pa);
     sfv_timing::copy += host_ms() - t0;
+    tm.mark(s.stream);
     HBS_CUDA(cudaMemcpyAsync(s.dev, s.host, at, cudaMemcpyHostToDevice, s.stream));
     if (s.run)
         HBS_CUDA(cudaMemcpyAsync(s.dev + (drun - dev), s.run, s.run_len, cudaMemcpyHostToDevice,
@@ -678,8 +717,10 @@ static int verify_chunks(device_ctx *d, hbs_stateful_family family, int *results
             (err = dev_buf(d, SFV_SCRATCH + k, scratch, (void **)&s.scratch)))
             return err;
         t0 = host_ms();
-        if ((err = stage_run(s)))
+        if ((err = stage_run(s, tm)))
             return err;
+        tm.mark(s.stream);
+        tm.chunk(to - from, k);
         tm.add(tm.pack, t0);
     }
     const double t0 = host_ms();
