@@ -1,13 +1,16 @@
 /* Kernels of batch verification of the stateful schemes, one stage of the work per launch
  * so that every stage has a thread per piece of work:
  *
- *   start     a thread per job: the message digest (XMSS H_msg, LMS Q)
+ *   start     a thread per job: the message digest (XMSS H_msg, LMS Q); with SHA-256 and
+ *             n = 32 (the register hashes) also a thread per path level of each layer:
+ *             its H's address-only part (path_prep)
  *   digits    a thread per job: the one-time signature's digits, counted per digit value
  *   scan      one thread: where each digit value's chains start in the task list
  *   scatter   a thread per job: its chains into the task list, grouped by digit
  *   chains    a thread per chain, longest chains first: the chain's remaining steps
  *   ltree     (XMSS) a thread per pair of nodes, one launch per level of the L-tree; with
- *             SHA-256 and n = 32 several jobs' whole L-trees a block, one launch
+ *             the register hashes first a thread per H call of the whole L-tree, its
+ *             address-only part (ltree_prep), then the levels two compressions a call
  *   path      (XMSS) a thread per job: up the authentication path; the root is the next
  *             layer's message, or compared with the public key on the last layer
  *   finish    (LMS) a thread per job: K, the leaf, up the path, compared with the key
@@ -348,6 +351,31 @@ __global__ void xv_ltree(xv_set s, sfv_jobs j, sfv_scratch w,
         out[k] = r[k];
 }
 
+/* An H's address-only part (x256_h_prep: st1 and the two bitmasks, 24 words) in the
+ * word-major layout of pprep and lprep: word k of job j's part at at[k * count], where at
+ * points at the part's slot for job j. */
+__device__ __forceinline__ void xv_put_prep(uint32_t *at, uint32_t count, const uint32_t st1[8],
+                                            const uint32_t bm0[8], const uint32_t bm1[8])
+{
+#pragma unroll
+    for (int k = 0; k < 8; k++) {
+        at[(size_t)k * count] = st1[k];
+        at[(size_t)(8 + k) * count] = bm0[k];
+        at[(size_t)(16 + k) * count] = bm1[k];
+    }
+}
+
+__device__ __forceinline__ void xv_get_prep(const uint32_t *at, uint32_t count, uint32_t st1[8],
+                                            uint32_t bm0[8], uint32_t bm1[8])
+{
+#pragma unroll
+    for (int k = 0; k < 8; k++) {
+        st1[k] = at[(size_t)k * count];
+        bm0[k] = at[(size_t)(8 + k) * count];
+        bm1[k] = at[(size_t)(16 + k) * count];
+    }
+}
+
 /* The address-only parts of all len - 1 H calls of every job's L-tree on this layer, a
  * thread a call (x256_h_prep: four of H's six compressions). The levels (xv_ltree_data) are
  * left two compressions a call: the launches of the small top levels, a few calls a job,
@@ -372,13 +400,7 @@ __global__ void xv_ltree_prep(xv_set s, sfv_jobs j, sfv_scratch w, uint32_t laye
     for (int k = 0; k < 8; k++)
         mid[k] = w.mid[(size_t)job * 8 + k];
     x256_h_prep_folded(st1, bm0, bm1, mid, a);
-    uint32_t *out = w.lprep + (size_t)c * 24 * count + job;
-#pragma unroll
-    for (int k = 0; k < 8; k++) {
-        out[(size_t)k * count] = st1[k];
-        out[(size_t)(8 + k) * count] = bm0[k];
-        out[(size_t)(16 + k) * count] = bm1[k];
-    }
+    xv_put_prep(w.lprep + (size_t)c * 24 * count + job, count, st1, bm0, bm1);
 }
 
 /* One level of every job's L-tree from xv_ltree_prep's parts: the level's l nodes in
@@ -401,15 +423,12 @@ __global__ void xv_ltree_data(xv_set s, sfv_scratch w, uint32_t l, uint32_t firs
         return;
     }
     uint32_t lw[8], rw[8], r[8], st1[8], bm0[8], bm1[8];
-    const uint32_t *pp = w.lprep + (size_t)(first + i) * 24 * count + job;
 #pragma unroll
     for (int k = 0; k < 8; k++) {
         lw[k] = bswap32(in[(size_t)2 * i * 8 + k]);
         rw[k] = bswap32(in[(size_t)(2 * i + 1) * 8 + k]);
-        st1[k] = pp[(size_t)k * count];
-        bm0[k] = pp[(size_t)(8 + k) * count];
-        bm1[k] = pp[(size_t)(16 + k) * count];
     }
+    xv_get_prep(w.lprep + (size_t)(first + i) * 24 * count + job, count, st1, bm0, bm1);
     x256_h_data<true>(r, st1, bm0, bm1, lw, rw);
 #pragma unroll
     for (int k = 0; k < 8; k++)
@@ -434,13 +453,7 @@ __global__ void xv_path_prep(xv_set s, sfv_jobs j, sfv_scratch w, uint32_t count
     for (int k = 0; k < 8; k++)
         mid[k] = w.mid[(size_t)job * 8 + k];
     x256_h_prep_folded(st1, bm0, bm1, mid, a);
-    uint32_t *out = w.pprep + (size_t)r * 24 * count + job;
-#pragma unroll
-    for (int k = 0; k < 8; k++) {
-        out[(size_t)k * count] = st1[k];
-        out[(size_t)(8 + k) * count] = bm0[k];
-        out[(size_t)(16 + k) * count] = bm1[k];
-    }
+    xv_put_prep(w.pprep + (size_t)r * 24 * count + job, count, st1, bm0, bm1);
 }
 
 /* Up the authentication path from the L-tree's root (in ends[from]); on the last layer the
@@ -467,12 +480,7 @@ __global__ void xv_path(xv_set s, sfv_jobs j, sfv_scratch w,
         for (uint32_t k = 0; k < H; k++, pp += (size_t)24 * count) {
             uint32_t sib[8], res[8], st1[8], bm0[8], bm1[8], lw[8], rw[8];
             words_be(sib, auth + (size_t)k * 32, 8);
-#pragma unroll
-            for (int b = 0; b < 8; b++) {
-                st1[b] = pp[(size_t)b * count];
-                bm0[b] = pp[(size_t)(8 + b) * count];
-                bm1[b] = pp[(size_t)(16 + b) * count];
-            }
+            xv_get_prep(pp, count, st1, bm0, bm1);
             const bool right = (at.leaf >> k) & 1;
 #pragma unroll
             for (int b = 0; b < 8; b++) {
