@@ -281,16 +281,16 @@ static bool xv_reg(const hbs_xmss_params *p)
     return p->func == XMSS_FUNC_SHA256 && p->n == 32 && p->padlen == 32;
 }
 
-/* Chains per job and bytes per chain end, for a job's set; levels: the H calls whose
- * address-only parts are worked out ahead, all path levels of its layers (xv_path_prep) and
- * the len - 1 of one L-tree (xv_ltree_prep); 0: none. */
+/* Chains per job and bytes per chain end, for a job's set; levels: the path levels of all
+ * its layers when their address-only parts, and those of its L-trees, are worked out ahead
+ * (xv_path_prep, xv_ltree_prep); 0: none. */
 static void job_shape(const sfv_job &j, size_t *chains, size_t *n, size_t *levels)
 {
     if (!j.ots) {
         const hbs_xmss_params *p = (const hbs_xmss_params *)j.set;
         *chains = p->len;
         *n = p->n;
-        *levels = xv_reg(p) ? (size_t)p->d * p->tree_h + p->len - 1 : 0;
+        *levels = xv_reg(p) ? (size_t)p->d * p->tree_h : 0;
     } else {
         *chains = j.ots->p;
         *n = j.ots->n;
@@ -298,11 +298,15 @@ static void job_shape(const sfv_job &j, size_t *chains, size_t *n, size_t *level
     }
 }
 
+/* H calls a job whose address-only parts are worked out ahead: the path levels and the
+ * chains - 1 calls of one L-tree (job_shape's levels). */
+static size_t prep_calls(size_t chains, size_t levels) { return levels ? levels + chains - 1 : 0; }
+
 /* Scratch bytes of a launch group of count jobs (layout: carve below). */
 static size_t scratch_bytes(size_t count, size_t chains, size_t n, size_t levels)
 {
     return 2 * SFV_BUCKETS * 4 + count * (64 + 32 + 4 * chains) + align8(count * chains) +
-           2 * count * chains * n + count * levels * 96;
+           2 * count * chains * n + count * prep_calls(chains, levels) * 96;
 }
 
 static sfv_scratch carve(uint8_t *base, size_t count, size_t chains, size_t n, size_t levels)
@@ -324,8 +328,7 @@ static sfv_scratch carve(uint8_t *base, size_t count, size_t chains, size_t n, s
     w.ends[1] = base + at;
     at += count * chains * n;
     w.pprep = levels ? (uint32_t *)(base + at) : nullptr;
-    /* (the L-tree's len - 1 = chains - 1 calls last) */
-    w.lprep = levels ? w.pprep + (levels - (chains - 1)) * 24 * count : nullptr;
+    w.lprep = levels ? w.pprep + levels * 24 * count : nullptr;
     w.stride = (uint32_t)chains;
     return w;
 }
