@@ -202,15 +202,19 @@ struct sign_timer {
 
 /* HBS_GPU_SIGN_TIMING=2: where the GPU's time of a batch goes, one line on stderr: events
  * recorded on each stream after each step, printed as the milliseconds from the first with
- * their stream (the host-side phase line above cannot see the streams overlap). */
+ * their stream (the host-side phase line above cannot see the streams overlap). 3: each
+ * mark also with when the host queued it ("q", ms from the first mark's queueing), to tell
+ * a GPU that waits for the host from one that is busy. */
 struct gpu_timeline {
-    bool on = false;
+    bool on = false, host = false;
     std::vector<cudaEvent_t> ev;
     std::vector<std::string> name;
+    std::vector<double> queued;
     gpu_timeline()
     {
         const char *v = getenv("HBS_GPU_SIGN_TIMING");
         on = v && atoi(v) >= 2;
+        host = v && atoi(v) >= 3;
     }
     void mark(cudaStream_t s, int stream_no, const char *what, long a = -1, long b = -1)
     {
@@ -230,6 +234,7 @@ struct gpu_timeline {
             snprintf(t, sizeof t, "s%d %s", stream_no, what);
         ev.push_back(e);
         name.push_back(t);
+        queued.push_back(host_ms());
     }
     /* after every stream marked has been waited for */
     void report(const char *what)
@@ -243,8 +248,11 @@ struct gpu_timeline {
                 if (cudaEventSynchronize(ev[i]) != cudaSuccess ||
                     cudaEventElapsedTime(&ms, ev[0], ev[i]) != cudaSuccess)
                     ms = -1;
-                char t[32];
-                snprintf(t, sizeof t, " %.3f", (double)ms);
+                char t[48];
+                if (host)
+                    snprintf(t, sizeof t, " %.3f (q %.3f)", (double)ms, queued[i] - queued[0]);
+                else
+                    snprintf(t, sizeof t, " %.3f", (double)ms);
                 line += i > 1 ? ", " : " ";
                 line += name[i];
                 line += t;
@@ -255,6 +263,7 @@ struct gpu_timeline {
             cudaEventDestroy(e);
         ev.clear();
         name.clear();
+        queued.clear();
     }
     ~gpu_timeline() { report("a batch that failed"); }
 };
