@@ -20,6 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#if defined(__x86_64__) && defined(__SSE2__)
+#include <immintrin.h>
+#endif
 
 #include <algorithm>
 #include <mutex>
@@ -467,6 +470,24 @@ struct pack_args {
 
 #define SFV_PACK_BLOCK 256
 
+/* A signature into the staging buffer with non-temporal stores: the copy engine reads the
+ * buffer right after, and ordinary stores would first read every line they fill and leave
+ * it dirty in the CPU's caches. XMSSMT-SHA2_20/2_256 batches of 16,384 from ordinary memory,
+ * H100, two rounds: 9.52 / 9.78 ms -> 9.28 / 9.23 (bench/results/gpu-H100-s29-ab.log). */
+static void copy_stream(uint8_t *dst, const uint8_t *src, size_t len)
+{
+#if defined(__x86_64__) && defined(__SSE2__)
+    const size_t head = std::min(len, (size_t)((16 - ((uintptr_t)dst & 15)) & 15));
+    memcpy(dst, src, head);
+    size_t k = head;
+    for (; k + 16 <= len; k += 16)
+        _mm_stream_si128((__m128i *)(dst + k), _mm_loadu_si128((const __m128i *)(src + k)));
+    memcpy(dst + k, src + k, len - k);
+#else
+    memcpy(dst, src, len);
+#endif
+}
+
 static void pack_block(void *arg, size_t b)
 {
     const pack_args *a = (const pack_args *)arg;
@@ -475,10 +496,13 @@ static void pack_block(void *arg, size_t b)
         const sfv_job &j = a->jobs[i];
         memcpy(a->host + (a->pk[i] - a->dev), j.pk, j.pklen);
         if (a->sigs)
-            memcpy(a->host + (a->sig[i] - a->dev), j.sig, j.siglen);
+            copy_stream(a->host + (a->sig[i] - a->dev), j.sig, j.siglen);
         if (j.msglen)
             memcpy(a->host + (a->msg[i] - a->dev), j.msg, j.msglen);
     }
+#if defined(__x86_64__) && defined(__SSE2__)
+    _mm_sfence();
+#endif
 }
 
 static int stage_run(sfv_stage &s, sfv_timing &tm)
