@@ -22,6 +22,9 @@
 #include <time.h>
 #if defined(__x86_64__) && defined(__SSE2__)
 #include <immintrin.h>
+#define SFV_NT_STORES 1 /* copy_stream's non-temporal stores (else memcpy) */
+#else
+#define SFV_NT_STORES 0
 #endif
 
 #include <algorithm>
@@ -476,7 +479,7 @@ struct pack_args {
  * H100, two rounds: 9.52 / 9.78 ms -> 9.28 / 9.23 (bench/results/gpu-H100-s29-ab.log). */
 static void copy_stream(uint8_t *dst, const uint8_t *src, size_t len)
 {
-#if defined(__x86_64__) && defined(__SSE2__)
+#if SFV_NT_STORES
     const size_t head = std::min(len, (size_t)((16 - ((uintptr_t)dst & 15)) & 15));
     memcpy(dst, src, head);
     size_t k = head;
@@ -500,8 +503,8 @@ static void pack_block(void *arg, size_t b)
         if (j.msglen)
             memcpy(a->host + (a->msg[i] - a->dev), j.msg, j.msglen);
     }
-#if defined(__x86_64__) && defined(__SSE2__)
-    _mm_sfence();
+#if SFV_NT_STORES
+    _mm_sfence(); /* the stores seen before the copy up is queued */
 #endif
 }
 
