@@ -69,6 +69,8 @@ struct device_ctx {
     cudaStream_t side = nullptr;            /* FORS beside the hypertree; key generation's
                                              * address-only work beside the chains */
     cudaStream_t copy = nullptr;            /* results going back while kernels run */
+    cudaStream_t more[3] = {nullptr, nullptr, nullptr}; /* the verifier's chunks in flight
+                                                         * beyond those three streams */
     cudaEvent_t fork = nullptr, join = nullptr;
     cudaEvent_t staged[2] = {nullptr, nullptr}; /* halves of a double-buffered upload */
     std::mutex lock;

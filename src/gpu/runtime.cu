@@ -82,6 +82,8 @@ static int ensure_stream(device_ctx *d)
         HBS_CUDA(cudaStreamCreateWithFlags(&d->stream, cudaStreamNonBlocking));
         HBS_CUDA(cudaStreamCreateWithFlags(&d->side, cudaStreamNonBlocking));
         HBS_CUDA(cudaStreamCreateWithFlags(&d->copy, cudaStreamNonBlocking));
+        for (cudaStream_t &s : d->more)
+            HBS_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
         HBS_CUDA(cudaEventCreateWithFlags(&d->fork, cudaEventDisableTiming));
         HBS_CUDA(cudaEventCreateWithFlags(&d->join, cudaEventDisableTiming));
         HBS_CUDA(cudaEventCreateWithFlags(&d->staged[0], cudaEventDisableTiming));
@@ -311,6 +313,9 @@ static void release_device(device_ctx *d)
         (void)cudaStreamSynchronize(d->side);
     if (d->copy)
         (void)cudaStreamSynchronize(d->copy);
+    for (cudaStream_t s : d->more)
+        if (s)
+            (void)cudaStreamSynchronize(s);
     latency_release(d->ordinal);
     for (graph_slot &s : d->graphs) {
         if (s.exec)
@@ -346,6 +351,11 @@ static void release_device(device_ctx *d)
         if (*e)
             (void)cudaEventDestroy(*e);
         *e = nullptr;
+    }
+    for (cudaStream_t &s : d->more) {
+        if (s)
+            (void)cudaStreamDestroy(s);
+        s = nullptr;
     }
     if (d->copy)
         (void)cudaStreamDestroy(d->copy);

@@ -37,8 +37,8 @@ extern "C" {
 
 namespace hbs_gpu {
 
-/* Pool slots of the batch signer (stateful.cu has 48 and 49, stateful_verify.cu 50 .. 53,
- * 70 and 74 .. 76, stateful_keys.cu 76 and 77): staging of the jobs (host and device) and
+/* Pool slots of the batch signer (stateful.cu has 48 and 49, stateful_verify.cu 70 and
+ * 80 .. 91, stateful_keys.cu 76 and 77): staging of the jobs (host and device) and
  * the chain outputs; the fused paths: their upload, the trees' nodes, chain ends, bottom
  * signatures and scratch; the root that names a fill of the tree cache from key generation
  * (host); the two-pass signing's scratch, one per stream; the upper WOTS+ signatures back
