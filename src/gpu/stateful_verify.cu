@@ -686,6 +686,17 @@ static size_t chunk_items()
     return items;
 }
 
+/* HBS_GPU_VERIFY_STAGES=1..SFV_STAGES: chunks in flight (for measuring). */
+static unsigned stages_in_flight()
+{
+    static const unsigned n = [] {
+        const char *v = getenv("HBS_GPU_VERIFY_STAGES");
+        const long k = v ? atol(v) : 0;
+        return k >= 1 && k <= SFV_STAGES ? (unsigned)k : (unsigned)SFV_STAGES;
+    }();
+    return n;
+}
+
 static int verify_chunks(device_ctx *d, hbs_stateful_family family, int *results,
                          const uint8_t *const *sigs, const size_t *siglens,
                          const uint8_t *const *msgs, const size_t *msglens, size_t count,
@@ -717,7 +728,7 @@ static int verify_chunks(device_ctx *d, hbs_stateful_family family, int *results
      * work for one chunk, and the host packs the next chunk meanwhile */
     for (size_t from = 0, c = 0, to; from < count; from = to, c++) {
         to = std::min(count, from + (c == 0 && count > chunk ? chunk / 4 : chunk));
-        const unsigned k = (unsigned)(c % SFV_STAGES);
+        const unsigned k = (unsigned)(c % stages_in_flight());
         sfv_stage &s = st[k];
         double t0 = host_ms();
         parse_items(jobs, on_host, slots, got, family, results, sigs, siglens, msgs, msglens,
