@@ -53,7 +53,10 @@ namespace hbs_gpu {
  * of them before it packs the next, may find the GPU empty. With three, a batch of 16,384
  * had its fifth chunk wait for the second to end, then run alone at the end (H100,
  * HBS_GPU_VERIFY_TIMING=3: the GPU on it from 5.7 to 9.5 ms of a 10 ms call, the others done
- * at 8.6): every chunk of such a batch now goes to the GPU as soon as the host has it. */
+ * at 8.6): every chunk of such a batch now goes to the GPU as soon as the host has it.
+ * XMSSMT-SHA2_20/2_256, 16,384 a call, medians of 14 calls (H100, session 30,
+ * bench/results/gpu-H100-s30-stages.log): from ordinary memory 10.5 -> 9.5 ms, from
+ * page-locked 9.0 -> 8.55 ms; growing chunks and 5,120 a chunk did no better. */
 #define SFV_STAGES 6
 /* Pool slots of this file (stateful.cu uses 48 and 49, the signer 54 .. 69, 71 .. 73 and 78,
  * see stateful_sign.h; the keys 76 and 77): staging (host and device) and the kernels'
@@ -686,7 +689,7 @@ static size_t chunk_items()
     return items;
 }
 
-/* HBS_GPU_VERIFY_STAGES=1..SFV_STAGES: chunks in flight (for measuring). */
+/* HBS_GPU_VERIFY_STAGES=1..SFV_STAGES: chunks in flight (to tune on a new GPU or host). */
 static unsigned stages_in_flight()
 {
     static const unsigned n = [] {
