@@ -118,10 +118,15 @@ check() {
     return $status
 }
 
-check 2>&1 | tee "$log"
+# Where $OUT is a folder (the device machine), the log goes there as it is written too: a
+# run killed by the call's time limit still leaves what it had done (session 30 lost one).
+if [ -n "${OUT:-}" ] && [ -d "${OUT:-}" ]; then
+    check 2>&1 | tee "$log" "$OUT/$(basename "$log")"
+else
+    check 2>&1 | tee "$log"
+fi
 rc=$(tail -n 1 "$log" | grep -q 'passed$' && echo 0 || echo 1)
 if [ -n "${OUT:-}" ] && [ -d "${OUT:-}" ]; then
-    cp "$log" "$OUT/" 2>/dev/null
     cp "$json" "$OUT/" 2>/dev/null
 fi
 exit "$rc"
