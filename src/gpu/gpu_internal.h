@@ -92,6 +92,10 @@ device_ctx *device_by_ordinal(int ordinal);
 /* The leaf engine of GPU d alone (stateful.cu; hbs_gpu_leaf_engine spreads over all). */
 int leaf_engine_on(device_ctx *d, hbs_leaf_engine *e);
 
+/* Waits for every stream of d, best effort (errors ignored): after a failed call, so that
+ * none of its work runs on into the next or into freed memory. */
+void sync_streams(device_ctx *d);
+
 /* Device buffer `slot` of at least `bytes`; the old content is lost when it grows. */
 int dev_buf(device_ctx *d, unsigned slot, size_t bytes, void **out);
 /* Pinned host buffer `slot` of at least `bytes`. */

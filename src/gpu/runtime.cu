@@ -299,6 +299,13 @@ bool host_pinned(const void *p, size_t bytes)
     return p && bytes && pinned_at(p) && pinned_at((const uint8_t *)p + bytes - 1);
 }
 
+void sync_streams(device_ctx *d)
+{
+    for (cudaStream_t s : {d->stream, d->side, d->copy, d->more[0], d->more[1], d->more[2]})
+        if (s)
+            (void)cudaStreamSynchronize(s);
+}
+
 } // namespace hbs_gpu
 
 /* Best effort: a failing call here has nothing left to protect, so each step runs anyway. */
@@ -307,15 +314,7 @@ static void release_device(device_ctx *d)
     std::lock_guard<std::mutex> g(d->lock);
     if (cudaSetDevice(d->ordinal) != cudaSuccess)
         return;
-    if (d->stream)
-        (void)cudaStreamSynchronize(d->stream);
-    if (d->side)
-        (void)cudaStreamSynchronize(d->side);
-    if (d->copy)
-        (void)cudaStreamSynchronize(d->copy);
-    for (cudaStream_t s : d->more)
-        if (s)
-            (void)cudaStreamSynchronize(s);
+    sync_streams(d);
     latency_release(d->ordinal);
     for (graph_slot &s : d->graphs) {
         if (s.exec)

@@ -814,14 +814,8 @@ extern "C" int hbs_gpu_stateful_verify_many(hbs_stateful_family family, int *res
         HBS_CUDA(cudaSetDevice(d->ordinal));
         int r = verify_chunks(d, family, results + a, sigs + a, siglens + a, msgs + a,
                               msglens + a, q.count, pks + ka, pklens + ka, npks);
-        if (r) {
-            /* let nothing of this call run on into the next */
-            cudaStreamSynchronize(d->stream);
-            cudaStreamSynchronize(d->side);
-            cudaStreamSynchronize(d->copy);
-            for (cudaStream_t s : d->more)
-                cudaStreamSynchronize(s);
-        }
+        if (r)
+            sync_streams(d);
         return r;
     });
     if (err) {
