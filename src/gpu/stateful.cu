@@ -295,6 +295,7 @@ struct keygen_steps {
           }())
     {
     }
+    explicit keygen_steps(bool on_) : on(on_) {}
     /* the end of step `what` (the first mark is the start) */
     void mark(cudaStream_t s, const char *what)
     {
@@ -411,10 +412,55 @@ static bool ltree_inl()
     return on;
 }
 
+/* The SHA-256 (n = 32) chains and L-trees of x's trees on stream st: chain ends into dv,
+ * leaves into dl. */
+static void xmss_leaf_launch_sha256(const xmss_args &x, uint8_t *dv, uint8_t *dl,
+                                    cudaStream_t st, keygen_steps &ks)
+{
+    x256_mid mid;
+    x256_host_midstate(mid.prf, 3, x.pub_seed);
+    x256_host_midstate(mid.keygen, 4, x.sk_seed);
+    const uint64_t leaves = (uint64_t)x.ntrees * x.count, chains = leaves * x.len;
+    const uint32_t P = x256_lt_pack(x.len);
+    const unsigned ct = chains <= SF_SMALL_CHAINS ? SF_CHAIN_THREADS : SF_THREADS;
+    ks.mark(st, ks.n ? "prep" : "start"); /* (after xmss_keygen_begin's) */
+    /* (uncapped: capped at 80 or 64 registers, like the batch signer's, these chains ran
+     * slower: H100, XMSS_10 0.40-0.42 ms against 0.42-0.45, XMSS_16's whole call 22.7
+     * against 25.7-26.7 ms; bench/results/gpu-H100-s20-regs.log; at 56 registers, 1,152 an
+     * SM so that an XMSS^MT key's two trees are one wave, no faster either: 0.714-0.735 ms
+     * against 0.725-0.731, gpu-H100-s31-fit.log) */
+    const unsigned cb = (unsigned)((chains + ct - 1) / ct);
+    /* compact for the small launches, where it was measured (XMSS^MT's two trees,
+     * XMSS_10: stateful_device.cuh); the big ones' full form is at 96 % of the hash
+     * ceiling already (XMSS_20) */
+    switch (sf_chain_form(chains <= SF_SMALL_CHAINS ? SHA_COMPACT | SHA_IMAD
+                                                   : SHA_FULL | SHA_IMAD)) {
+    case SHA_FULL | SHA_IMAD:
+        xmss_chains_sha256<SHA_FULL | SHA_IMAD><<<cb, ct, 0, st>>>(x, mid, dv);
+        break;
+    default:
+        xmss_chains_sha256<SHA_COMPACT | SHA_IMAD><<<cb, ct, 0, st>>>(x, mid, dv);
+    }
+    ks.mark(st, "chains");
+    if (leaves >= SF_SERIAL_LTREE)
+        xmss_ltree_sha256_serial<<<blocks_for(leaves), SF_THREADS, 0, st>>>(x, mid, dv, dl);
+    else if (ltree_inl())
+        xmss_ltree_sha256<true><<<(unsigned)((leaves + P - 1) / P), X256_LT_THREADS, 0, st>>>(
+            x, mid, dv, dl);
+    else
+        xmss_ltree_sha256<false><<<(unsigned)((leaves + P - 1) / P), X256_LT_THREADS, 0, st>>>(
+            x, mid, dv, dl);
+    ks.mark(st, "L-trees");
+    hbs_memzero(&mid, sizeof mid);
+}
+
 /* The chains and L-trees of leaves first .. first + count - 1 of njobs trees, launched on
- * d->stream into *dl (SF_D_LEAVES: count of job 0, then job 1's, ...); d->lock held. */
+ * d->stream into *dl (SF_D_LEAVES: count of job 0, then job 1's, ...); d->lock held. With
+ * split (SHA-256, n = 32 only), jobs split .. njobs - 1 go on d->copy instead, forked from
+ * d->stream (the caller joins it). */
 static int xmss_leaf_kernels(device_ctx *d, const hbs_xmss_leaf_job *jobs, size_t njobs,
-                             uint32_t first, size_t count, uint8_t **dl, keygen_steps &ks)
+                             uint32_t first, size_t count, uint8_t **dl, keygen_steps &ks,
+                             size_t split = 0)
 {
     const hbs_xmss_leaf_job *j = jobs;
     const size_t n = j->n, leaves = njobs * count, chains = leaves * j->len;
@@ -426,6 +472,11 @@ static int xmss_leaf_kernels(device_ctx *d, const hbs_xmss_leaf_job *jobs, size_
     if ((err = dev_buf(d, SF_D_CHAINS, chains * n, (void **)&dv)) ||
         (err = dev_buf(d, SF_D_LEAVES, leaves * n, (void **)dl)))
         return err;
+    const bool two = j->func == SF_SHA256 && n == 32 && split > 0 && split < njobs;
+    if (two) {
+        HBS_CUDA(cudaEventRecord(d->fork, d->stream));
+        HBS_CUDA(cudaStreamWaitEvent(d->copy, d->fork, 0));
+    }
     memset(&x, 0, sizeof x);
     memcpy(x.pub_seed, j->pub_seed, n);
     memcpy(x.sk_seed, j->sk_seed, n);
@@ -439,39 +490,21 @@ static int xmss_leaf_kernels(device_ctx *d, const hbs_xmss_leaf_job *jobs, size_
     x.n = (uint32_t)n;
     x.padlen = j->padlen;
     x.len = j->len;
-    if (j->func == SF_SHA256 && n == 32) {
-        x256_mid mid;
-        x256_host_midstate(mid.prf, 3, j->pub_seed);
-        x256_host_midstate(mid.keygen, 4, j->sk_seed);
-        const uint32_t P = x256_lt_pack(x.len);
-        const unsigned ct = chains <= SF_SMALL_CHAINS ? SF_CHAIN_THREADS : SF_THREADS;
-        ks.mark(d->stream, ks.n ? "prep" : "start"); /* (after xmss_keygen_begin's) */
-        /* (uncapped: capped at 80 or 64 registers, like the batch signer's, these chains ran
-         * slower: H100, XMSS_10 0.40-0.42 ms against 0.42-0.45, XMSS_16's whole call 22.7
-         * against 25.7-26.7 ms; bench/results/gpu-H100-s20-regs.log) */
-        const unsigned cb = (unsigned)((chains + ct - 1) / ct);
-        /* compact for the small launches, where it was measured (XMSS^MT's two trees,
-         * XMSS_10: stateful_device.cuh); the big ones' full form is at 96 % of the hash
-         * ceiling already (XMSS_20) */
-        switch (sf_chain_form(chains <= SF_SMALL_CHAINS ? SHA_COMPACT | SHA_IMAD
-                                                       : SHA_FULL | SHA_IMAD)) {
-        case SHA_FULL | SHA_IMAD:
-            xmss_chains_sha256<SHA_FULL | SHA_IMAD><<<cb, ct, 0, d->stream>>>(x, mid, dv);
-            break;
-        default:
-            xmss_chains_sha256<SHA_COMPACT | SHA_IMAD><<<cb, ct, 0, d->stream>>>(x, mid, dv);
+    if (two) {
+        xmss_args y = x;
+        y.ntrees = (uint32_t)(njobs - split);
+        for (size_t k = split; k < njobs; k++) {
+            y.tree[k - split] = jobs[k].tree;
+            y.layer[k - split] = jobs[k].layer;
         }
-        ks.mark(d->stream, "chains");
-        if (leaves >= SF_SERIAL_LTREE)
-            xmss_ltree_sha256_serial<<<blocks_for(leaves), SF_THREADS, 0, d->stream>>>(x, mid, dv, *dl);
-        else if (ltree_inl())
-            xmss_ltree_sha256<true><<<(unsigned)((leaves + P - 1) / P), X256_LT_THREADS, 0,
-                                      d->stream>>>(x, mid, dv, *dl);
-        else
-            xmss_ltree_sha256<false><<<(unsigned)((leaves + P - 1) / P), X256_LT_THREADS, 0,
-                                       d->stream>>>(x, mid, dv, *dl);
-        ks.mark(d->stream, "L-trees");
-        hbs_memzero(&mid, sizeof mid);
+        x.ntrees = (uint32_t)split;
+        keygen_steps none(false);
+        xmss_leaf_launch_sha256(x, dv, *dl, d->stream, ks);
+        xmss_leaf_launch_sha256(y, dv + split * count * x.len * 32, *dl + split * count * 32,
+                                d->copy, none);
+        hbs_memzero(&y, sizeof y);
+    } else if (j->func == SF_SHA256 && n == 32) {
+        xmss_leaf_launch_sha256(x, dv, *dl, d->stream, ks);
     } else if (j->func == SF_SHA256) {
         xmss_launch_generic<SF_SHA256>(d, x, dv, *dl);
     } else if (j->func == SF_SHA512) {
@@ -505,6 +538,19 @@ static int xmss_leaves_gpu(void *user, const hbs_xmss_leaf_job *jobs, size_t njo
     return err;
 }
 
+/* How many of a whole-trees call's njobs trees go on d->stream, the rest on d->copy beside
+ * them (0: all on d->stream). The top tree on a stream of its own: the lower trees' L-trees,
+ * levels and root signatures, latency-bound, then run beside its chains rather than after
+ * them. HBS_GPU_KEYGEN_STREAMS=1 puts all on one stream. Read once. */
+static size_t keygen_split(size_t njobs)
+{
+    static const bool one = [] {
+        const char *v = getenv("HBS_GPU_KEYGEN_STREAMS");
+        return v && *v && atoi(v) == 1;
+    }();
+    return one || njobs < 2 ? 0 : njobs - 1;
+}
+
 /* Whole trees (xmss_trees of the engine): the leaves, then their levels on the GPU, every
  * node copied back; the SHA-256 sets with n = 32, whose trees the batch signer keeps too.
  * The WOTS+ signatures of the trees' roots by the layer above come back with them (the
@@ -525,10 +571,11 @@ static int xmss_trees_gpu(void *user, const hbs_xmss_leaf_job *jobs, size_t njob
     d->keygen_sigs.clear();
     keygen_steps ks;
     xmss_keygen_run kr;
+    const size_t split = keygen_split(njobs);
     ks.mark(d->stream, "start");
     if ((err = xmss_keygen_begin(d, jobs, njobs, h, &kr)) ||
-        (err = xmss_leaf_kernels(d, jobs, njobs, 0, count, &dl, ks)) ||
-        (err = xmss_keygen_end(d, jobs, njobs, h, kr, dl)))
+        (err = xmss_leaf_kernels(d, jobs, njobs, 0, count, &dl, ks, split)) ||
+        (err = xmss_keygen_end(d, jobs, njobs, h, kr, dl, split)))
         return err;
     ks.mark(d->stream, kr.nsig ? "levels+sigs" : "levels");
     if ((err = xmss_keygen_back(d, jobs, njobs, h, kr, out)))

@@ -37,7 +37,10 @@ struct wots_memo {
  *   the WOTS+ signature of each job's root by the next job's leaf where the jobs are one
  *   tree a layer, each the parent of the one before (a key's current trees).
  * - xmss_keygen_end: the levels above the leaves (dleaves, 2^H of each job in turn) into
- *   r.dnodes (each job's 2^(H+1) - 1 nodes, leaves first), then those signatures.
+ *   r.dnodes (each job's 2^(H+1) - 1 nodes, leaves first), then those signatures. With
+ *   split, the leaves of jobs split .. njobs - 1 come from d->copy (xmss_leaf_kernels'
+ *   split), and their levels are built there, beside those of the others and the
+ *   signatures on d->stream, which then waits for them.
  * - xmss_keygen_back: all of it back, the nodes to out, the signatures to d->keygen_sigs. */
 struct xmss_keygen_run {
     uint8_t *dup = nullptr, *djobs = nullptr, *dnodes = nullptr;
@@ -47,7 +50,7 @@ struct xmss_keygen_run {
 int xmss_keygen_begin(device_ctx *d, const hbs_xmss_leaf_job *jobs, size_t njobs, unsigned H,
                       xmss_keygen_run *r);
 int xmss_keygen_end(device_ctx *d, const hbs_xmss_leaf_job *jobs, size_t njobs, unsigned H,
-                    const xmss_keygen_run &r, const uint8_t *dleaves);
+                    const xmss_keygen_run &r, const uint8_t *dleaves, size_t split = 0);
 int xmss_keygen_back(device_ctx *d, const hbs_xmss_leaf_job *jobs, size_t njobs, unsigned H,
                      const xmss_keygen_run &r, uint8_t *out);
 /* The engine's xmss_wots_sig (core/leaf_engine.h) from d->keygen_sigs (stateful.cu). */
