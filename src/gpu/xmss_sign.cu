@@ -967,41 +967,32 @@ int xmss_keygen_end(device_ctx *d, const hbs_xmss_leaf_job *jobs, size_t njobs, 
         return HBS_ERR_UNSUPPORTED;
     const size_t len = p->len, tn = ((size_t)2 << H) - 1, count = (size_t)1 << H;
     const size_t na = split > 0 && split < njobs ? split : njobs;
+    if (na < njobs) {
+        HBS_CUDA(cudaMemcpy2DAsync(r.dnodes + na * tn * 32, tn * 32, dleaves + na * count * 32,
+                                   count * 32, count * 32, njobs - na,
+                                   cudaMemcpyDeviceToDevice, d->copy));
+        HBS_CUDA(cudaStreamWaitEvent(d->copy, d->join, 0));
+    }
+    HBS_CUDA(cudaMemcpy2DAsync(r.dnodes, tn * 32, dleaves, count * 32, count * 32, na,
+                               cudaMemcpyDeviceToDevice, d->stream));
+    HBS_CUDA(cudaStreamWaitEvent(d->stream, d->join, 0)); /* xmss_keygen_begin's work */
     xf_args f;
     x256_mid mid;
     keygen_args(f, mid, p, jobs, H, r, r.nsig > 0);
     if (na < njobs) {
         xf_args g = f;
-        cudaError_t e = cudaMemcpy2DAsync(r.dnodes + na * tn * 32, tn * 32,
-                                          dleaves + na * count * 32, count * 32, count * 32,
-                                          njobs - na, cudaMemcpyDeviceToDevice, d->copy);
-        if (e == cudaSuccess)
-            e = cudaStreamWaitEvent(d->copy, d->join, 0);
-        if (e == cudaSuccess) {
-            xf_levels_build(g, mid, na, njobs, r.dnodes,
-                            r.dlvp ? r.dlvp + na * (count - 1) * 24 : nullptr, d->copy);
-            e = cudaEventRecord(d->fork, d->copy);
-        }
-        if (e != cudaSuccess) {
-            hbs_memzero(&mid, sizeof mid);
-            return gpu_fail(__FILE__, __LINE__, "xmss_keygen_end", e);
-        }
-    }
-    cudaError_t e = cudaMemcpy2DAsync(r.dnodes, tn * 32, dleaves, count * 32, count * 32, na,
-                                      cudaMemcpyDeviceToDevice, d->stream);
-    if (e == cudaSuccess)
-        e = cudaStreamWaitEvent(d->stream, d->join, 0); /* xmss_keygen_begin's work */
-    if (e != cudaSuccess) {
-        hbs_memzero(&mid, sizeof mid);
-        return gpu_fail(__FILE__, __LINE__, "xmss_keygen_end", e);
+        xf_levels_build(g, mid, na, njobs, r.dnodes,
+                        r.dlvp ? r.dlvp + na * (count - 1) * 24 : nullptr, d->copy);
     }
     xf_levels_build(f, mid, 0, na, r.dnodes, r.dlvp, d->stream);
     if (r.nsig)
         xf_sign_roots(f, mid, p, r.dnodes, r.djobs, upper_jobs(r.nsig, len), 0, r.nsig, r.dupp,
                       d->stream);
     hbs_memzero(&mid, sizeof mid);
-    if (na < njobs)
-        HBS_CUDA(cudaStreamWaitEvent(d->stream, d->fork, 0)); /* d->copy's levels */
+    if (na < njobs) { /* d->copy's levels */
+        HBS_CUDA(cudaEventRecord(d->fork, d->copy));
+        HBS_CUDA(cudaStreamWaitEvent(d->stream, d->fork, 0));
+    }
     HBS_CUDA(cudaGetLastError());
     return HBS_OK;
 }
