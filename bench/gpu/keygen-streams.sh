@@ -8,8 +8,8 @@
 # Why: on one stream the lower trees' L-trees, levels and roots' signatures (latency-bound
 # chains of dependent hashes: levels and signatures 0.105 ms of an XMSS^MT key's 1.1 ms on
 # an H100) run after all the chains; on two they can run beside the top tree's chains.
-# Session 31 wrote it and could not measure it (the device gave no machine); the second
-# stream stays opt-in until this says it wins.
+# Session 32 measured it on an H100 (bench/results/gpu-H100-s32-streams.log): two streams
+# won by 2-7 % for XMSSMT-SHA2_20/2_256 (medians of 15, three rounds) and became the default.
 #   bench/gpu/keygen-streams.sh [build dir] [rounds]   (default build-gpu, 2)
 set -u
 cd "$(dirname "$0")/../.." || exit 2

@@ -539,17 +539,18 @@ static int xmss_leaves_gpu(void *user, const hbs_xmss_leaf_job *jobs, size_t njo
 }
 
 /* How many of a whole-trees call's njobs trees go on d->stream, the rest on d->copy beside
- * them (0: all on d->stream). With HBS_GPU_KEYGEN_STREAMS=2 the top tree goes on a stream
- * of its own, so that the lower trees' L-trees, levels and root signatures, latency-bound,
- * run beside its chains rather than after them. One stream by default until that is
- * measured on a GPU (its emulated tests pass). Read once. */
+ * them (0: all on d->stream). The top tree goes on a stream of its own, so that the lower
+ * trees' L-trees, levels and root signatures, latency-bound, run beside its chains rather
+ * than after them (H100, bench/gpu/keygen-streams.sh, medians of 15 in three rounds:
+ * XMSSMT-SHA2_20/2_256 1.099 / 1.128 / 1.063 ms on one stream, 1.017 / 1.104 / 1.018 on two).
+ * HBS_GPU_KEYGEN_STREAMS=1 keeps every tree on one stream. Read once. */
 static size_t keygen_split(size_t njobs)
 {
-    static const bool two = [] {
+    static const bool one = [] {
         const char *v = getenv("HBS_GPU_KEYGEN_STREAMS");
-        return v && *v && atoi(v) == 2;
+        return v && *v && atoi(v) == 1;
     }();
-    return !two || njobs < 2 ? 0 : njobs - 1;
+    return one || njobs < 2 ? 0 : njobs - 1;
 }
 
 /* Whole trees (xmss_trees of the engine): the leaves, then their levels on the GPU, every
