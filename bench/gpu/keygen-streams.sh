@@ -12,7 +12,8 @@
 # Session 32 measured it on an H100 (bench/results/gpu-H100-s32-streams.log): two streams
 # won by 2-7 % for XMSSMT-SHA2_20/2_256 (medians of 15, three rounds) and became the
 # default. But the lower trees' L-trees then took 0.33 ms, not 0.14: the top tree's chains,
-# queued first, keep the SMs; the priority is to let them go first.
+# queued first, keep the SMs; the priority is to let them go first (opt-in, not yet measured:
+# session 32's device time ran out).
 #   bench/gpu/keygen-streams.sh [build dir] [rounds]   (default build-gpu, 2)
 set -u
 cd "$(dirname "$0")/../.." || exit 2
