@@ -71,10 +71,9 @@ struct device_ctx {
     cudaStream_t copy = nullptr;            /* results going back while kernels run */
     cudaStream_t more[3] = {nullptr, nullptr, nullptr}; /* the verifier's chunks in flight
                                                          * beyond those three streams */
-    cudaStream_t urgent = nullptr; /* the greatest priority, made on first use
-                                    * (urgent_stream): key generation's lower trees, whose
-                                    * latency-bound ends then go ahead of the top tree's
-                                    * chains (HBS_GPU_KEYGEN_PRIO) */
+    cudaStream_t urgent = nullptr; /* the greatest priority: key generation's lower trees,
+                                    * whose latency-bound ends then go ahead of the top
+                                    * tree's chains (HBS_GPU_KEYGEN_PRIO) */
     cudaEvent_t fork = nullptr, join = nullptr;
     cudaEvent_t staged[2] = {nullptr, nullptr}; /* halves of a double-buffered upload */
     std::mutex lock;
@@ -99,8 +98,6 @@ int leaf_engine_on(device_ctx *d, hbs_leaf_engine *e);
 /* Waits for every stream of d, best effort (errors ignored): after a failed call, so that
  * none of its work runs on into the next or into freed memory. */
 void sync_streams(device_ctx *d);
-/* d->urgent made if it is not yet (0, or an error code); d->lock held. */
-int urgent_stream(device_ctx *d);
 
 /* Device buffer `slot` of at least `bytes`; the old content is lost when it grows. */
 int dev_buf(device_ctx *d, unsigned slot, size_t bytes, void **out);

@@ -84,6 +84,9 @@ static int ensure_stream(device_ctx *d)
         HBS_CUDA(cudaStreamCreateWithFlags(&d->copy, cudaStreamNonBlocking));
         for (cudaStream_t &s : d->more)
             HBS_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+        int least = 0, greatest = 0;
+        HBS_CUDA(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+        HBS_CUDA(cudaStreamCreateWithPriority(&d->urgent, cudaStreamNonBlocking, greatest));
         HBS_CUDA(cudaEventCreateWithFlags(&d->fork, cudaEventDisableTiming));
         HBS_CUDA(cudaEventCreateWithFlags(&d->join, cudaEventDisableTiming));
         HBS_CUDA(cudaEventCreateWithFlags(&d->staged[0], cudaEventDisableTiming));
@@ -297,16 +300,6 @@ static bool pinned_at(const void *p)
 bool host_pinned(const void *p, size_t bytes)
 {
     return p && bytes && pinned_at(p) && pinned_at((const uint8_t *)p + bytes - 1);
-}
-
-int urgent_stream(device_ctx *d)
-{
-    if (!d->urgent) {
-        int least = 0, greatest = 0;
-        HBS_CUDA(cudaDeviceGetStreamPriorityRange(&least, &greatest));
-        HBS_CUDA(cudaStreamCreateWithPriority(&d->urgent, cudaStreamNonBlocking, greatest));
-    }
-    return 0;
 }
 
 void sync_streams(device_ctx *d)

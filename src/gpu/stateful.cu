@@ -591,7 +591,7 @@ static int xmss_trees_gpu(void *user, const hbs_xmss_leaf_job *jobs, size_t njob
     keygen_steps ks;
     xmss_keygen_run kr;
     const size_t split = keygen_split(njobs);
-    const bool urgent = split && keygen_urgent() && urgent_stream(d) == 0;
+    const bool urgent = split && keygen_urgent();
     ks.mark(d->stream, "start");
     if ((err = xmss_keygen_begin(d, jobs, njobs, h, &kr)) ||
         (err = xmss_leaf_kernels(d, jobs, njobs, 0, count, &dl, ks, split,
