@@ -556,18 +556,18 @@ static size_t keygen_split(size_t njobs)
     return one || njobs < 2 ? 0 : njobs - 1;
 }
 
-/* Whether a split call's lower trees go on d->urgent (HBS_GPU_KEYGEN_PRIO=1), so that
+/* The stream of a split call's lower trees: d->urgent with HBS_GPU_KEYGEN_PRIO=1, so that
  * their L-trees, levels and roots' signatures take the SMs ahead of the top tree's chains
  * as blocks free up (with equal priorities the top tree's chains, queued first, keep them:
- * the lower trees' L-trees took 0.33 ms beside them against 0.14 alone), or on d->stream.
+ * the lower trees' L-trees took 0.33 ms beside them against 0.14 alone); else d->stream.
  * To measure (bench/gpu/keygen-streams.sh). Read once. */
-static bool keygen_urgent()
+static cudaStream_t keygen_lower_stream(device_ctx *d)
 {
     static const bool prio = [] {
         const char *v = getenv("HBS_GPU_KEYGEN_PRIO");
         return v && *v && atoi(v) == 1;
     }();
-    return prio;
+    return prio ? d->urgent : d->stream;
 }
 
 /* Whole trees (xmss_trees of the engine): the leaves, then their levels on the GPU, every
@@ -591,12 +591,11 @@ static int xmss_trees_gpu(void *user, const hbs_xmss_leaf_job *jobs, size_t njob
     keygen_steps ks;
     xmss_keygen_run kr;
     const size_t split = keygen_split(njobs);
-    const bool urgent = split && keygen_urgent();
+    const cudaStream_t lower = split ? keygen_lower_stream(d) : d->stream;
     ks.mark(d->stream, "start");
     if ((err = xmss_keygen_begin(d, jobs, njobs, h, &kr)) ||
-        (err = xmss_leaf_kernels(d, jobs, njobs, 0, count, &dl, ks, split,
-                                 urgent ? d->urgent : nullptr)) ||
-        (err = xmss_keygen_end(d, jobs, njobs, h, kr, dl, split, urgent)))
+        (err = xmss_leaf_kernels(d, jobs, njobs, 0, count, &dl, ks, split, lower)) ||
+        (err = xmss_keygen_end(d, jobs, njobs, h, kr, dl, split, lower)))
         return err;
     ks.mark(d->stream, kr.nsig ? "levels+sigs" : "levels");
     if ((err = xmss_keygen_back(d, jobs, njobs, h, kr, out)))

@@ -961,7 +961,7 @@ int xmss_keygen_begin(device_ctx *d, const hbs_xmss_leaf_job *jobs, size_t njobs
 
 int xmss_keygen_end(device_ctx *d, const hbs_xmss_leaf_job *jobs, size_t njobs, unsigned H,
                     const xmss_keygen_run &r, const uint8_t *dleaves, size_t split,
-                    bool urgent)
+                    cudaStream_t lower)
 {
     const hbs_xmss_params *p = keygen_set(jobs, njobs, H);
     if (!p)
@@ -974,7 +974,7 @@ int xmss_keygen_end(device_ctx *d, const hbs_xmss_leaf_job *jobs, size_t njobs, 
                                    cudaMemcpyDeviceToDevice, d->copy));
         HBS_CUDA(cudaStreamWaitEvent(d->copy, d->join, 0));
     }
-    const cudaStream_t lo = urgent && na < njobs ? d->urgent : d->stream;
+    const cudaStream_t lo = lower ? lower : d->stream;
     HBS_CUDA(cudaMemcpy2DAsync(r.dnodes, tn * 32, dleaves, count * 32, count * 32, na,
                                cudaMemcpyDeviceToDevice, lo));
     HBS_CUDA(cudaStreamWaitEvent(lo, d->join, 0)); /* xmss_keygen_begin's work */
