@@ -71,9 +71,6 @@ struct device_ctx {
     cudaStream_t copy = nullptr;            /* results going back while kernels run */
     cudaStream_t more[3] = {nullptr, nullptr, nullptr}; /* the verifier's chunks in flight
                                                          * beyond those three streams */
-    cudaStream_t urgent = nullptr; /* the greatest priority: key generation's lower trees,
-                                    * whose latency-bound ends then go ahead of the top
-                                    * tree's chains (HBS_GPU_KEYGEN_PRIO) */
     cudaEvent_t fork = nullptr, join = nullptr;
     cudaEvent_t staged[2] = {nullptr, nullptr}; /* halves of a double-buffered upload */
     std::mutex lock;

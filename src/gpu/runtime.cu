@@ -84,9 +84,6 @@ static int ensure_stream(device_ctx *d)
         HBS_CUDA(cudaStreamCreateWithFlags(&d->copy, cudaStreamNonBlocking));
         for (cudaStream_t &s : d->more)
             HBS_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-        int least = 0, greatest = 0;
-        HBS_CUDA(cudaDeviceGetStreamPriorityRange(&least, &greatest));
-        HBS_CUDA(cudaStreamCreateWithPriority(&d->urgent, cudaStreamNonBlocking, greatest));
         HBS_CUDA(cudaEventCreateWithFlags(&d->fork, cudaEventDisableTiming));
         HBS_CUDA(cudaEventCreateWithFlags(&d->join, cudaEventDisableTiming));
         HBS_CUDA(cudaEventCreateWithFlags(&d->staged[0], cudaEventDisableTiming));
@@ -304,8 +301,7 @@ bool host_pinned(const void *p, size_t bytes)
 
 void sync_streams(device_ctx *d)
 {
-    for (cudaStream_t s :
-         {d->stream, d->side, d->copy, d->more[0], d->more[1], d->more[2], d->urgent})
+    for (cudaStream_t s : {d->stream, d->side, d->copy, d->more[0], d->more[1], d->more[2]})
         if (s)
             (void)cudaStreamSynchronize(s);
 }
@@ -360,9 +356,6 @@ static void release_device(device_ctx *d)
             (void)cudaStreamDestroy(s);
         s = nullptr;
     }
-    if (d->urgent)
-        (void)cudaStreamDestroy(d->urgent);
-    d->urgent = nullptr;
     if (d->copy)
         (void)cudaStreamDestroy(d->copy);
     if (d->side)

@@ -456,11 +456,11 @@ static void xmss_leaf_launch_sha256(const xmss_args &x, uint8_t *dv, uint8_t *dl
 
 /* The chains and L-trees of leaves first .. first + count - 1 of njobs trees, launched on
  * d->stream into *dl (SF_D_LEAVES: count of job 0, then job 1's, ...); d->lock held. With
- * split (SHA-256, n = 32 only), jobs split .. njobs - 1 go on d->copy instead, and jobs
- * 0 .. split - 1 on lower where given, both forked from d->stream (the caller joins them). */
+ * split (SHA-256, n = 32 only), jobs split .. njobs - 1 go on d->copy instead, forked from
+ * d->stream (the caller joins it). */
 static int xmss_leaf_kernels(device_ctx *d, const hbs_xmss_leaf_job *jobs, size_t njobs,
                              uint32_t first, size_t count, uint8_t **dl, keygen_steps &ks,
-                             size_t split = 0, cudaStream_t lower = nullptr)
+                             size_t split = 0)
 {
     const hbs_xmss_leaf_job *j = jobs;
     const size_t n = j->n, leaves = njobs * count, chains = leaves * j->len;
@@ -473,12 +473,9 @@ static int xmss_leaf_kernels(device_ctx *d, const hbs_xmss_leaf_job *jobs, size_
         (err = dev_buf(d, SF_D_LEAVES, leaves * n, (void **)dl)))
         return err;
     const bool two = j->func == SF_SHA256 && n == 32 && split > 0 && split < njobs;
-    const cudaStream_t lo = two && lower ? lower : d->stream;
     if (two) {
         HBS_CUDA(cudaEventRecord(d->fork, d->stream));
         HBS_CUDA(cudaStreamWaitEvent(d->copy, d->fork, 0));
-        if (lo != d->stream)
-            HBS_CUDA(cudaStreamWaitEvent(lo, d->fork, 0));
     }
     memset(&x, 0, sizeof x);
     memcpy(x.pub_seed, j->pub_seed, n);
@@ -502,7 +499,7 @@ static int xmss_leaf_kernels(device_ctx *d, const hbs_xmss_leaf_job *jobs, size_
         }
         x.ntrees = (uint32_t)split;
         keygen_steps none(false);
-        xmss_leaf_launch_sha256(x, dv, *dl, lo, ks);
+        xmss_leaf_launch_sha256(x, dv, *dl, d->stream, ks);
         xmss_leaf_launch_sha256(y, dv + split * count * x.len * 32, *dl + split * count * 32,
                                 d->copy, none);
         hbs_memzero(&y, sizeof y);
@@ -556,20 +553,6 @@ static size_t keygen_split(size_t njobs)
     return one || njobs < 2 ? 0 : njobs - 1;
 }
 
-/* The stream of a split call's lower trees: d->urgent with HBS_GPU_KEYGEN_PRIO=1, so that
- * their L-trees, levels and roots' signatures take the SMs ahead of the top tree's chains
- * as blocks free up (with equal priorities the top tree's chains, queued first, keep them:
- * the lower trees' L-trees took 0.33 ms beside them against 0.14 alone); else d->stream.
- * To measure (bench/gpu/keygen-streams.sh). Read once. */
-static cudaStream_t keygen_lower_stream(device_ctx *d)
-{
-    static const bool prio = [] {
-        const char *v = getenv("HBS_GPU_KEYGEN_PRIO");
-        return v && *v && atoi(v) == 1;
-    }();
-    return prio ? d->urgent : d->stream;
-}
-
 /* Whole trees (xmss_trees of the engine): the leaves, then their levels on the GPU, every
  * node copied back; the SHA-256 sets with n = 32, whose trees the batch signer keeps too.
  * The WOTS+ signatures of the trees' roots by the layer above come back with them (the
@@ -591,11 +574,10 @@ static int xmss_trees_gpu(void *user, const hbs_xmss_leaf_job *jobs, size_t njob
     keygen_steps ks;
     xmss_keygen_run kr;
     const size_t split = keygen_split(njobs);
-    const cudaStream_t lower = split ? keygen_lower_stream(d) : d->stream;
     ks.mark(d->stream, "start");
     if ((err = xmss_keygen_begin(d, jobs, njobs, h, &kr)) ||
-        (err = xmss_leaf_kernels(d, jobs, njobs, 0, count, &dl, ks, split, lower)) ||
-        (err = xmss_keygen_end(d, jobs, njobs, h, kr, dl, split, lower)))
+        (err = xmss_leaf_kernels(d, jobs, njobs, 0, count, &dl, ks, split)) ||
+        (err = xmss_keygen_end(d, jobs, njobs, h, kr, dl, split)))
         return err;
     ks.mark(d->stream, kr.nsig ? "levels+sigs" : "levels");
     if ((err = xmss_keygen_back(d, jobs, njobs, h, kr, out)))

@@ -40,8 +40,7 @@ struct wots_memo {
  *   r.dnodes (each job's 2^(H+1) - 1 nodes, leaves first), then those signatures. With
  *   split, the leaves of jobs split .. njobs - 1 come from d->copy (xmss_leaf_kernels'
  *   split), and their levels are built there, beside those of the others and the
- *   signatures on lower (default d->stream: xmss_leaf_kernels' stream for jobs 0 .. split
- *   - 1); d->stream then waits for both.
+ *   signatures on d->stream, which then waits for them.
  * - xmss_keygen_back: all of it back, the nodes to out, the signatures to d->keygen_sigs. */
 struct xmss_keygen_run {
     uint8_t *dup = nullptr, *djobs = nullptr, *dnodes = nullptr;
@@ -51,8 +50,7 @@ struct xmss_keygen_run {
 int xmss_keygen_begin(device_ctx *d, const hbs_xmss_leaf_job *jobs, size_t njobs, unsigned H,
                       xmss_keygen_run *r);
 int xmss_keygen_end(device_ctx *d, const hbs_xmss_leaf_job *jobs, size_t njobs, unsigned H,
-                    const xmss_keygen_run &r, const uint8_t *dleaves, size_t split = 0,
-                    cudaStream_t lower = nullptr);
+                    const xmss_keygen_run &r, const uint8_t *dleaves, size_t split = 0);
 int xmss_keygen_back(device_ctx *d, const hbs_xmss_leaf_job *jobs, size_t njobs, unsigned H,
                      const xmss_keygen_run &r, uint8_t *out);
 /* The engine's xmss_wots_sig (core/leaf_engine.h) from d->keygen_sigs (stateful.cu). */

@@ -960,8 +960,7 @@ int xmss_keygen_begin(device_ctx *d, const hbs_xmss_leaf_job *jobs, size_t njobs
 }
 
 int xmss_keygen_end(device_ctx *d, const hbs_xmss_leaf_job *jobs, size_t njobs, unsigned H,
-                    const xmss_keygen_run &r, const uint8_t *dleaves, size_t split,
-                    cudaStream_t lower)
+                    const xmss_keygen_run &r, const uint8_t *dleaves, size_t split)
 {
     const hbs_xmss_params *p = keygen_set(jobs, njobs, H);
     if (!p)
@@ -974,10 +973,9 @@ int xmss_keygen_end(device_ctx *d, const hbs_xmss_leaf_job *jobs, size_t njobs, 
                                    cudaMemcpyDeviceToDevice, d->copy));
         HBS_CUDA(cudaStreamWaitEvent(d->copy, d->join, 0));
     }
-    const cudaStream_t lo = lower ? lower : d->stream;
     HBS_CUDA(cudaMemcpy2DAsync(r.dnodes, tn * 32, dleaves, count * 32, count * 32, na,
-                               cudaMemcpyDeviceToDevice, lo));
-    HBS_CUDA(cudaStreamWaitEvent(lo, d->join, 0)); /* xmss_keygen_begin's work */
+                               cudaMemcpyDeviceToDevice, d->stream));
+    HBS_CUDA(cudaStreamWaitEvent(d->stream, d->join, 0)); /* xmss_keygen_begin's work */
     xf_args f;
     x256_mid mid;
     keygen_args(f, mid, p, jobs, H, r, r.nsig > 0);
@@ -986,19 +984,13 @@ int xmss_keygen_end(device_ctx *d, const hbs_xmss_leaf_job *jobs, size_t njobs, 
         xf_levels_build(g, mid, na, njobs, r.dnodes,
                         r.dlvp ? r.dlvp + na * (count - 1) * 24 : nullptr, d->copy);
     }
-    xf_levels_build(f, mid, 0, na, r.dnodes, r.dlvp, lo);
+    xf_levels_build(f, mid, 0, na, r.dnodes, r.dlvp, d->stream);
     if (r.nsig)
         xf_sign_roots(f, mid, p, r.dnodes, r.djobs, upper_jobs(r.nsig, len), 0, r.nsig, r.dupp,
-                      lo);
+                      d->stream);
     hbs_memzero(&mid, sizeof mid);
-    /* d->stream joins the others (a wait takes the event as last recorded when it is
-     * queued, so one event serves both) */
     if (na < njobs) { /* d->copy's levels */
         HBS_CUDA(cudaEventRecord(d->fork, d->copy));
-        HBS_CUDA(cudaStreamWaitEvent(d->stream, d->fork, 0));
-    }
-    if (lo != d->stream) {
-        HBS_CUDA(cudaEventRecord(d->fork, lo));
         HBS_CUDA(cudaStreamWaitEvent(d->stream, d->fork, 0));
     }
     HBS_CUDA(cudaGetLastError());

@@ -105,7 +105,7 @@ struct tree_fill {
 
 struct device_ctx {
     int ordinal = 0;
-    cudaStream_t stream = nullptr, side = nullptr, copy = nullptr, urgent = nullptr;
+    cudaStream_t stream = nullptr, side = nullptr, copy = nullptr;
     cudaStream_t more[3] = {nullptr, nullptr, nullptr};
     cudaEvent_t fork = 0, join = 0;
     std::mutex lock;
