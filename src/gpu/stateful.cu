@@ -538,21 +538,6 @@ static int xmss_leaves_gpu(void *user, const hbs_xmss_leaf_job *jobs, size_t njo
     return err;
 }
 
-/* How many of a whole-trees call's njobs trees go on d->stream, the rest on d->copy beside
- * them (0: all on d->stream). The top tree goes on a stream of its own, so that the lower
- * trees' L-trees, levels and root signatures, latency-bound, run beside its chains rather
- * than after them (H100, bench/gpu/keygen-streams.sh, medians of 15 in three rounds:
- * XMSSMT-SHA2_20/2_256 1.099 / 1.128 / 1.063 ms on one stream, 1.017 / 1.104 / 1.018 on two).
- * HBS_GPU_KEYGEN_STREAMS=1 keeps every tree on one stream. Read once. */
-static size_t keygen_split(size_t njobs)
-{
-    static const bool one = [] {
-        const char *v = getenv("HBS_GPU_KEYGEN_STREAMS");
-        return v && *v && atoi(v) == 1;
-    }();
-    return one || njobs < 2 ? 0 : njobs - 1;
-}
-
 /* Whole trees (xmss_trees of the engine): the leaves, then their levels on the GPU, every
  * node copied back; the SHA-256 sets with n = 32, whose trees the batch signer keeps too.
  * The WOTS+ signatures of the trees' roots by the layer above come back with them (the
@@ -573,7 +558,7 @@ static int xmss_trees_gpu(void *user, const hbs_xmss_leaf_job *jobs, size_t njob
     d->keygen_sigs.clear();
     keygen_steps ks;
     xmss_keygen_run kr;
-    const size_t split = keygen_split(njobs);
+    const size_t split = xmss_keygen_split(njobs);
     ks.mark(d->stream, "start");
     if ((err = xmss_keygen_begin(d, jobs, njobs, h, &kr)) ||
         (err = xmss_leaf_kernels(d, jobs, njobs, 0, count, &dl, ks, split)) ||

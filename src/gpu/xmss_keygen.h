@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include <vector>
 
@@ -14,6 +15,22 @@
 namespace hbs_gpu {
 
 struct device_ctx;
+
+/* How many of a whole-trees call's njobs trees go on d->stream, the rest on d->copy beside
+ * them (0: all on d->stream). The top tree goes on a stream of its own, so that the lower
+ * trees' L-trees, levels and root signatures, latency-bound, run beside its chains rather
+ * than after them (H100, bench/gpu/keygen-streams.sh, medians of 15 in three rounds:
+ * XMSSMT-SHA2_20/2_256 1.099 / 1.128 / 1.063 ms on one stream, 1.017 / 1.104 / 1.018 on two).
+ * HBS_GPU_KEYGEN_STREAMS=1 keeps every tree on one stream. Read once; the emulator's glue
+ * calls it too. */
+inline size_t xmss_keygen_split(size_t njobs)
+{
+    static const bool one = [] {
+        const char *v = getenv("HBS_GPU_KEYGEN_STREAMS");
+        return v && *v && atoi(v) == 1;
+    }();
+    return one || njobs < 2 ? 0 : njobs - 1;
+}
 
 /* The WOTS+ signatures that key generation made on the GPU beside its trees (each tree's
  * root by its parent's leaf), kept until the key's own code asks for them through the

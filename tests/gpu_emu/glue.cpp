@@ -151,15 +151,14 @@ static int emu_xmss(void *user, const hbs_xmss_leaf_job *jobs, size_t njobs, uin
 /* Whole trees as the GPU's engine makes them: the leaves here, the levels and the roots'
  * signatures by the emulated kernels (xmss_keygen_begin, _end, _back), which also fill the
  * batch signer's tree cache. The top tree's levels apart from the others' unless
- * HBS_GPU_KEYGEN_STREAMS=1, as on a GPU (stateful.cu's keygen_split). */
+ * HBS_GPU_KEYGEN_STREAMS=1, as on a GPU (xmss_keygen_split). */
 static int emu_xmss_trees(void *user, const hbs_xmss_leaf_job *jobs, size_t njobs, unsigned h,
                           uint8_t *out)
 {
     const size_t count = (size_t)1 << h, n = jobs[0].n;
     if (njobs == 0 || jobs[0].func != XMSS_FUNC_SHA256 || n != 32 || !jobs[0].oid || h > 16)
         return HBS_ERR_UNSUPPORTED;
-    const char *one = getenv("HBS_GPU_KEYGEN_STREAMS");
-    const size_t split = (one && *one && atoi(one) == 1) || njobs < 2 ? 0 : njobs - 1;
+    const size_t split = hbs_gpu::xmss_keygen_split(njobs);
     std::vector<uint8_t> leaves(njobs * count * n);
     int err = emu_xmss(user, jobs, njobs, 0, count, leaves.data());
     hbs_gpu::device_ctx *d = (hbs_gpu::device_ctx *)user;
